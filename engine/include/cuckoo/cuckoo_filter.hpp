@@ -1,0 +1,691 @@
+// CuckooFilter: a partial-key cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher,
+// "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014) with a small stash.
+//
+// An approximate-membership multiset. insert(x) stores an f-bit fingerprint of x in one
+// of x's two candidate buckets of b slots; contains(x) answers "maybe present" when a
+// candidate bucket (or the stash) holds that fingerprint, and never answers "absent" for
+// an item that was inserted and not erased (no false negatives, claim C1). erase(x)
+// removes one copy. The fingerprint width f (4..32) and the slots per bucket b (1, 2, 4,
+// 8) are runtime parameters, so one binary serves every configuration read from a
+// config or from serialized bytes.
+//
+// Design
+// ------
+// Hash derivation. Each key is hashed once, h = hasher(key, seed) (64 bits). With n the
+// bucket count and f the fingerprint width:
+//     i1 = reduce32(uint32(h >> 32), n)               (Lemire multiply-shift, hash.hpp)
+//     fp = h & (2^f - 1), and fp = 1 if that is 0     (0 marks an empty slot)
+//     t(fp) = reduce32(uint32(mix64(fp) >> 32), n)
+//     alt_bucket(i, fp) = (t(fp) - i) mod n
+//     i2 = alt_bucket(i1, fp)
+// alt_bucket is an involution for every n (alt_bucket(alt_bucket(i, fp), fp) == i), so a
+// fingerprint evicted from either of its buckets finds the other one from the
+// fingerprint alone; unlike Fan et al.'s i1 xor H(fp) it needs no power-of-two bucket
+// count. When i1 == i2 the item has a single bucket. The index uses the high 32 bits of
+// h and the fingerprint the low f bits, so the two are independent.
+//
+// Storage. detail::PackedTable: buckets contiguous in one bit-packed byte array (f * b
+// bits per bucket, no per-bucket padding), matched with a SWAR word test; see
+// detail/packed_table.hpp.
+//
+// Insert. (1) If the candidate buckets and the stash already hold max_copies (2b; b
+// when i1 == i2) copies of fp for this bucket pair: kDuplicateLimit, nothing changed.
+// (2) An empty slot in i1, else in i2: stored. (3) If the stash is full: kFull,
+// nothing changed. (4) Random-walk kick-out (out of line): pick i1 or i2 at random,
+// swap fp with a random slot's fingerprint, move the evicted fingerprint to its
+// alternate bucket, repeat up to max_kicks evictions. If a fingerprint is still homeless
+// after max_kicks, it (the last evicted one, usually not the new item) goes to the
+// stash together with its two buckets, and the insert still returns kInserted. So a
+// kick-out never loses an item (claim C6): every fingerprint is always in one of its
+// buckets or in the stash.
+//
+// Stash. kStashSlots entries of (fingerprint, bucket1, bucket2). contains() consults it
+// after both buckets, behind one "stash empty" branch; erase() removes from it when
+// neither bucket holds the fingerprint. After an erase frees a table slot, every stash
+// entry is offered its two buckets again (direct placement only, no kicks), so the stash
+// drains as the table empties.
+//
+// Kick randomness. Each kick walk draws from a detail::Rng seeded with
+// mix64(seed ^ salt) ^ mix64(walk number). The walk number is stats().kick_walks, which is
+// serialized, so a deserialized filter continues exactly as the original would have.
+//
+// Guarantees and caveats
+// ----------------------
+// - No false negatives (C1) in every configuration, across duplicates, erases, failed
+//   inserts and serialization.
+// - False positive rate: a query compares its fingerprint with the occupied slots of two
+//   buckets (at most 2b) and with stash entries of the same bucket pair. Because hash
+//   value 0 maps to fingerprint 1, fingerprint 1 has probability 2/2^f and every other
+//   nonzero value 1/2^f, so one occupied slot matches a random absent key with
+//   probability q = (2^f + 2) / 4^f (about 2^-f; 12.5% above it for f = 4, under 1%
+//   for f >= 8). The rate is about 1 - (1 - q)^(2b * load): about 2b / 2^f at full load
+//   and load * 2b / 2^f below it (C2).
+// - Reachable load before the first kick failure, for large tables and max_kicks = 500:
+//   about 50% (b = 1), 84% (b = 2), 95% (b = 4), 98% (b = 8) (C3). Bits per item =
+//   f / load (C4).
+// - Duplicates: one item may be stored at most max_copies(key) times (C5).
+// - Erasing a key that was never inserted can remove a copy of another key that shares
+//   its fingerprint and a bucket: erase only keys you inserted (the standard cuckoo
+//   filter caveat). Such an erase can then cause that other key to be reported absent.
+// - Thread safety: none. Const member functions may run concurrently with each other;
+//   anything that runs concurrently with a non-const call needs external locking.
+// - A moved-from filter may only be assigned to or destroyed.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "detail/packed_table.hpp"
+#include "detail/rng.hpp"
+#include "detail/serial.hpp"
+#include "error.hpp"
+#include "hash.hpp"
+#include "status.hpp"
+
+namespace cuckoo {
+
+struct CuckooFilterConfig {
+  static constexpr unsigned kMinFingerprintBits = detail::PackedTable::kMinBits;  // 4
+  static constexpr unsigned kMaxFingerprintBits = detail::PackedTable::kMaxBits;  // 32
+  static constexpr unsigned kMaxKicksLimit = 1U << 20;
+  static constexpr std::uint64_t kMaxBucketCount = 0xffffffffULL;
+  // The largest table the constructor allocates (data plus padding), 64 GiB.
+  static constexpr std::uint64_t kMaxTableBytes = std::uint64_t{1} << 36;
+
+  // Fingerprint slots wanted; rounded up to whole buckets, bucket_count =
+  // ceil(capacity / slots_per_bucket). Any bucket count from 1 to kMaxBucketCount.
+  std::uint64_t capacity = 0;
+  unsigned fingerprint_bits = 12;  // kMinFingerprintBits..kMaxFingerprintBits
+  unsigned slots_per_bucket = 4;   // 1, 2, 4 or 8
+  unsigned max_kicks = 500;        // evictions per insert before the stash; 1..kMaxKicksLimit
+  std::optional<std::uint64_t> seed;  // absent: random_seed(), readable through seed()
+
+  // The load at which for_items() plans a table to hold its items, in thousandths:
+  // slightly below the loads reachable before the first kick failure (50%, 84%, 95%,
+  // 98% for b = 1, 2, 4, 8), so that the planned items fit with margin.
+  static constexpr unsigned planning_load_permille(unsigned slots_per_bucket) noexcept {
+    switch (slots_per_bucket) {
+      case 2: return 800;
+      case 4: return 920;
+      case 8: return 950;
+      default: return 450;  // b = 1 (and invalid values, which the constructor rejects)
+    }
+  }
+
+  // A configuration sized to hold `items` items: capacity = max(1, ceil(items /
+  // planning load)). Never throws; an impossible size is reported by the constructor.
+  static constexpr CuckooFilterConfig for_items(std::uint64_t items,
+                                                unsigned fingerprint_bits = 12,
+                                                unsigned slots_per_bucket = 4) noexcept {
+    CuckooFilterConfig c;
+    c.fingerprint_bits = fingerprint_bits;
+    c.slots_per_bucket = slots_per_bucket;
+    const std::uint64_t permille = planning_load_permille(slots_per_bucket);
+    if (items > std::numeric_limits<std::uint64_t>::max() / 1000) {
+      c.capacity = std::numeric_limits<std::uint64_t>::max();
+    } else {
+      const std::uint64_t scaled = items * 1000;
+      c.capacity = std::max<std::uint64_t>(
+          1, scaled / permille + (scaled % permille != 0 ? 1 : 0));
+    }
+    return c;
+  }
+};
+
+// Where an item lives: its two candidate buckets (equal when it has only one) and its
+// fingerprint (never 0). Also the form of a stash entry, whose bucket1 is one of its
+// buckets and bucket2 = alt_bucket(bucket1, fingerprint).
+struct CuckooFilterPlacement {
+  std::uint32_t bucket1 = 0;
+  std::uint32_t bucket2 = 0;
+  std::uint32_t fingerprint = 0;
+  friend bool operator==(const CuckooFilterPlacement&, const CuckooFilterPlacement&) = default;
+};
+
+// Counters since construction, clear() or the serialization they were read from.
+struct CuckooFilterStats {
+  std::uint64_t inserts = 0;               // inserts that returned kInserted
+  std::uint64_t kicks = 0;                 // evictions, over all inserts
+  std::uint64_t max_kicks_in_insert = 0;   // the most evictions one insert made
+  std::uint64_t kick_walks = 0;            // inserts that needed a kick walk
+  std::uint64_t kick_failures = 0;         // walks that ended after max_kicks: stash entries made
+  std::uint64_t stash_rehomes = 0;         // stash entries moved back into the table by erase
+  std::uint64_t full_rejections = 0;       // inserts that returned kFull
+  std::uint64_t duplicate_rejections = 0;  // inserts that returned kDuplicateLimit
+  friend bool operator==(const CuckooFilterStats&, const CuckooFilterStats&) = default;
+};
+
+namespace detail {
+
+// A validated configuration: what the table is built from.
+struct CuckooFilterShape {
+  std::uint32_t bucket_count = 0;
+  unsigned fingerprint_bits = 0;
+  unsigned slots_per_bucket = 0;
+  unsigned max_kicks = 0;
+};
+
+inline bool valid_slots_per_bucket(std::uint64_t b) noexcept {
+  return b == 1 || b == 2 || b == 4 || b == 8;
+}
+
+// Table allocation (data plus padding) in bytes for a validated f, b and a bucket count.
+inline std::uint64_t cuckoo_filter_table_bytes(std::uint64_t bucket_count, unsigned slots,
+                                               unsigned bits) noexcept {
+  return PackedTable::data_bytes_for(bucket_count, slots, bits) + PackedTable::kPaddingBytes;
+}
+
+inline std::uint64_t cuckoo_filter_table_byte_limit() noexcept {
+  return std::min<std::uint64_t>(CuckooFilterConfig::kMaxTableBytes,
+                                 std::numeric_limits<std::size_t>::max() / 2);
+}
+
+// Throws ConfigError naming the first invalid field; allocates nothing.
+inline CuckooFilterShape validate_cuckoo_filter_config(const CuckooFilterConfig& c) {
+  using C = CuckooFilterConfig;
+  if (c.fingerprint_bits < C::kMinFingerprintBits || c.fingerprint_bits > C::kMaxFingerprintBits) {
+    throw ConfigError("fingerprint_bits", "is " + std::to_string(c.fingerprint_bits) +
+                                              "; allowed range " +
+                                              std::to_string(C::kMinFingerprintBits) + ".." +
+                                              std::to_string(C::kMaxFingerprintBits));
+  }
+  if (!valid_slots_per_bucket(c.slots_per_bucket)) {
+    throw ConfigError("slots_per_bucket",
+                      "is " + std::to_string(c.slots_per_bucket) + "; allowed 1, 2, 4 or 8");
+  }
+  if (c.capacity == 0) {
+    throw ConfigError("capacity", "is 0; allowed 1.." +
+                                      std::to_string(C::kMaxBucketCount * c.slots_per_bucket) +
+                                      " slots");
+  }
+  const std::uint64_t buckets =
+      c.capacity / c.slots_per_bucket + (c.capacity % c.slots_per_bucket != 0 ? 1 : 0);
+  if (buckets > C::kMaxBucketCount) {
+    throw ConfigError("capacity", "is " + std::to_string(c.capacity) + ", which needs " +
+                                      std::to_string(buckets) + " buckets; allowed 1.." +
+                                      std::to_string(C::kMaxBucketCount * c.slots_per_bucket) +
+                                      " slots (at most " + std::to_string(C::kMaxBucketCount) +
+                                      " buckets)");
+  }
+  const std::uint64_t bytes =
+      cuckoo_filter_table_bytes(buckets, c.slots_per_bucket, c.fingerprint_bits);
+  if (bytes > cuckoo_filter_table_byte_limit()) {
+    throw ConfigError("capacity", "is " + std::to_string(c.capacity) + ", whose table of " +
+                                      std::to_string(bytes) +
+                                      " bytes is too large to allocate (limit " +
+                                      std::to_string(cuckoo_filter_table_byte_limit()) +
+                                      " bytes)");
+  }
+  if (c.max_kicks == 0 || c.max_kicks > C::kMaxKicksLimit) {
+    throw ConfigError("max_kicks", "is " + std::to_string(c.max_kicks) + "; allowed range 1.." +
+                                       std::to_string(C::kMaxKicksLimit));
+  }
+  return {static_cast<std::uint32_t>(buckets), c.fingerprint_bits, c.slots_per_bucket,
+          c.max_kicks};
+}
+
+}  // namespace detail
+
+template <class Hasher = DefaultHasher>
+class BasicCuckooFilter {
+ public:
+  using Placement = CuckooFilterPlacement;
+  using Stats = CuckooFilterStats;
+
+  // Homeless fingerprints held beside the table; see the design comment.
+  static constexpr unsigned kStashSlots = 4;
+  // Serialization format version (payload layout documented at serialize()).
+  static constexpr std::uint8_t kFormatVersion = 1;
+
+  // Builds an empty filter. Throws ConfigError (field() = "fingerprint_bits",
+  // "slots_per_bucket", "capacity" or "max_kicks") if the configuration is invalid;
+  // nothing is allocated before the configuration is validated.
+  explicit BasicCuckooFilter(const CuckooFilterConfig& config, Hasher hasher = Hasher())
+      : BasicCuckooFilter(detail::validate_cuckoo_filter_config(config), config.seed,
+                          std::move(hasher)) {}
+
+  // ---- Key-level operations. A key is anything the Hasher accepts (DefaultHasher:
+  // any std::integral, std::string_view, std::string, const char*). Each hashes the key
+  // once and calls the hash-level operation below.
+
+  // Stores one more copy of key. Returns kInserted (possibly after moving some other
+  // fingerprint to the stash), kDuplicateLimit if max_copies(key) copies are already
+  // stored, or kFull if the item fits in neither bucket and the stash is full. On
+  // kDuplicateLimit and kFull the contents are unchanged (only stats() move).
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  InsertResult insert(const Key& key) {
+    return insert_hash(hash_of(key));
+  }
+
+  // True if key may be present: always true for a key inserted and not erased; true for
+  // other keys with probability about load_factor() * 2b / 2^f.
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  bool contains(const Key& key) const {
+    return contains_hash(hash_of(key));
+  }
+
+  // Removes one copy of key's fingerprint from its buckets or the stash. Returns false
+  // (nothing changed) if there is none. REQUIRES (for the no-false-negative guarantee of
+  // other keys): key was inserted; see the caveat in the design comment.
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  bool erase(const Key& key) {
+    return erase_hash(hash_of(key));
+  }
+
+  // The 64-bit hash the operations derive buckets and fingerprint from.
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  std::uint64_t hash_of(const Key& key) const {
+    return static_cast<std::uint64_t>(hasher_(key, seed_));
+  }
+
+  // ---- Hash-level operations: the same as the key-level ones for a key whose hash is h.
+  // For layers that hash on their own (and for tests that place items by hash).
+
+  InsertResult insert_hash(std::uint64_t h) {
+    const Placement p = placement_of_hash(h);
+    if (holds_fingerprint(p)) [[unlikely]] {
+      if (count_copies(p) >= max_copies_of(p)) {
+        ++stats_.duplicate_rejections;
+        return InsertResult::kDuplicateLimit;
+      }
+    }
+    if (table_.try_place(p.bucket1, p.fingerprint) || table_.try_place(p.bucket2, p.fingerprint)) {
+      ++size_;
+      ++stats_.inserts;
+      return InsertResult::kInserted;
+    }
+    return insert_with_kicks(p);
+  }
+
+  bool contains_hash(std::uint64_t h) const noexcept { return holds_fingerprint(placement_of_hash(h)); }
+
+  bool erase_hash(std::uint64_t h) {
+    const Placement p = placement_of_hash(h);
+    if (table_.remove_one(p.bucket1, p.fingerprint) ||
+        table_.remove_one(p.bucket2, p.fingerprint)) {
+      --size_;
+      if (stash_size_ != 0) [[unlikely]] rehome_stash();
+      return true;
+    }
+    const unsigned k = stash_find(p);
+    if (k == kNotInStash) return false;
+    stash_remove(k);
+    --size_;
+    return true;
+  }
+
+  // ---- Size and configuration.
+
+  // Stored copies, in the table and the stash.
+  std::uint64_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  // size() / slot_count(). Counts stash entries, so it can exceed 1 by at most
+  // kStashSlots / slot_count().
+  double load_factor() const noexcept {
+    return static_cast<double>(size_) / static_cast<double>(slot_count());
+  }
+  // Table data bits (slot_count() * fingerprint_bits(), without padding) per stored
+  // copy, i.e. f / load_factor(). +infinity when the filter is empty.
+  double bits_per_item() const noexcept {
+    if (size_ == 0) return std::numeric_limits<double>::infinity();
+    return static_cast<double>(slot_count() * table_.bits()) / static_cast<double>(size_);
+  }
+  // The table allocation (data and padding) plus the filter object itself.
+  std::size_t memory_bytes() const noexcept { return table_.allocated_bytes() + sizeof(*this); }
+
+  std::uint32_t bucket_count() const noexcept { return table_.bucket_count(); }
+  std::uint64_t slot_count() const noexcept {
+    return std::uint64_t{table_.bucket_count()} * table_.slots();
+  }
+  unsigned fingerprint_bits() const noexcept { return table_.bits(); }
+  unsigned slots_per_bucket() const noexcept { return table_.slots(); }
+  unsigned max_kicks() const noexcept { return max_kicks_; }
+  std::uint64_t seed() const noexcept { return seed_; }
+  const Hasher& hasher() const noexcept { return hasher_; }
+  unsigned stash_size() const noexcept { return stash_size_; }
+  const Stats& stats() const noexcept { return stats_; }
+
+  // Empties the filter and resets stats(): afterwards it behaves exactly as a freshly
+  // constructed filter with the same configuration and seed.
+  void clear() noexcept {
+    table_.clear();
+    stash_ = {};
+    stash_size_ = 0;
+    size_ = 0;
+    stats_ = {};
+  }
+
+  // ---- Introspection, public for the verification suite (model checks, audit, fuzz).
+
+  Placement placement_of_hash(std::uint64_t h) const noexcept {
+    const auto i1 = detail::reduce32(static_cast<std::uint32_t>(h >> 32), bucket_count());
+    auto fp = static_cast<std::uint32_t>(h & fp_mask_);
+    if (fp == 0) fp = 1;
+    return {i1, alt_bucket(i1, fp), fp};
+  }
+
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  Placement placement(const Key& key) const {
+    return placement_of_hash(hash_of(key));
+  }
+
+  // The other bucket of a fingerprint stored in bucket i; an involution in i.
+  // REQUIRES: i < bucket_count().
+  std::uint32_t alt_bucket(std::uint32_t i, std::uint32_t fp) const noexcept {
+    return alt_bucket_for(bucket_count(), i, fp);
+  }
+
+  // The most copies of key the filter stores: 2b, or b when both buckets coincide.
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  unsigned max_copies(const Key& key) const {
+    return max_copies_of(placement(key));
+  }
+  unsigned max_copies_of_hash(std::uint64_t h) const noexcept {
+    return max_copies_of(placement_of_hash(h));
+  }
+
+  // The fingerprint stored in a slot, 0 if the slot is empty.
+  // REQUIRES: bucket < bucket_count(), slot < slots_per_bucket().
+  std::uint32_t fingerprint_at(std::uint32_t bucket, unsigned slot) const noexcept {
+    return table_.get(bucket, slot);
+  }
+
+  // The stash entries, oldest first.
+  std::span<const Placement> stash() const noexcept { return {stash_.data(), stash_size_}; }
+
+  // ---- Serialization.
+  //
+  // The shared envelope (detail/serial.hpp), kind kCuckooFilter, version 1. Payload,
+  // little-endian:
+  //   u8  fingerprint_bits      u8  slots_per_bucket
+  //   u32 bucket_count          u32 max_kicks
+  //   u64 seed                  u64 size
+  //   u64 x 8 stats: inserts, kicks, max_kicks_in_insert, kick_walks, kick_failures,
+  //       stash_rehomes, full_rejections, duplicate_rejections
+  //   u8  stash_size, then per entry u32 fingerprint, u32 bucket1, u32 bucket2
+  //   u64 table byte length, then the table's data bytes (no padding)
+  // A deserialized filter equals the original and, given the same hasher, behaves
+  // identically on every later operation (the kick sequence continues from kick_walks).
+  std::vector<std::uint8_t> serialize() const {
+    detail::ByteWriter w;
+    w.u8(static_cast<std::uint8_t>(fingerprint_bits()));
+    w.u8(static_cast<std::uint8_t>(slots_per_bucket()));
+    w.u32(bucket_count());
+    w.u32(max_kicks_);
+    w.u64(seed_);
+    w.u64(size_);
+    w.u64(stats_.inserts);
+    w.u64(stats_.kicks);
+    w.u64(stats_.max_kicks_in_insert);
+    w.u64(stats_.kick_walks);
+    w.u64(stats_.kick_failures);
+    w.u64(stats_.stash_rehomes);
+    w.u64(stats_.full_rejections);
+    w.u64(stats_.duplicate_rejections);
+    w.u8(static_cast<std::uint8_t>(stash_size_));
+    for (const Placement& e : stash()) {
+      w.u32(e.fingerprint);
+      w.u32(e.bucket1);
+      w.u32(e.bucket2);
+    }
+    const auto data = table_.data();
+    w.u64(data.size());
+    w.raw(data.data(), data.size());
+    return detail::seal_envelope(detail::StructureKind::kCuckooFilter, kFormatVersion, w);
+  }
+
+  // Rebuilds a filter from serialize() output. Throws DeserializeError: kTruncated,
+  // kBadMagic, kWrongKind, kUnsupportedVersion, kChecksumMismatch, kTrailingBytes from
+  // the envelope and payload reader; kBadConfig naming the field for f, b, bucket count
+  // or max_kicks out of range; kInconsistent when the table length differs from what the
+  // configuration implies (checked before anything is allocated), the size differs from
+  // the stored fingerprints, a stash entry is invalid, or the bits after the last bucket
+  // are not zero. The hasher must be the one the original used for key-level answers to
+  // match.
+  static BasicCuckooFilter deserialize(std::span<const std::uint8_t> bytes,
+                                       Hasher hasher = Hasher()) {
+    using C = CuckooFilterConfig;
+    detail::ByteReader r = detail::open_envelope(bytes, detail::StructureKind::kCuckooFilter,
+                                                 kFormatVersion, "cuckoo filter");
+    detail::CuckooFilterShape shape;
+    shape.fingerprint_bits = r.u8("fingerprint_bits");
+    shape.slots_per_bucket = r.u8("slots_per_bucket");
+    const std::uint32_t buckets = r.u32("bucket_count");
+    shape.max_kicks = r.u32("max_kicks");
+    detail::require_config(shape.fingerprint_bits >= C::kMinFingerprintBits &&
+                               shape.fingerprint_bits <= C::kMaxFingerprintBits,
+                           "fingerprint_bits",
+                           "is " + std::to_string(shape.fingerprint_bits) + "; allowed 4..32");
+    detail::require_config(detail::valid_slots_per_bucket(shape.slots_per_bucket),
+                           "slots_per_bucket",
+                           "is " + std::to_string(shape.slots_per_bucket) +
+                               "; allowed 1, 2, 4 or 8");
+    detail::require_config(buckets >= 1, "bucket_count", "is 0; allowed 1..4294967295");
+    const std::uint64_t table_bytes =
+        detail::cuckoo_filter_table_bytes(buckets, shape.slots_per_bucket, shape.fingerprint_bits);
+    detail::require_config(table_bytes <= detail::cuckoo_filter_table_byte_limit(),
+                           "bucket_count",
+                           "is " + std::to_string(buckets) + ", whose table of " +
+                               std::to_string(table_bytes) + " bytes is too large to allocate");
+    detail::require_config(shape.max_kicks >= 1 && shape.max_kicks <= C::kMaxKicksLimit,
+                           "max_kicks",
+                           "is " + std::to_string(shape.max_kicks) + "; allowed 1.." +
+                               std::to_string(C::kMaxKicksLimit));
+    shape.bucket_count = buckets;
+
+    const std::uint64_t seed = r.u64("seed");
+    const std::uint64_t size = r.u64("size");
+    Stats stats;
+    stats.inserts = r.u64("stats.inserts");
+    stats.kicks = r.u64("stats.kicks");
+    stats.max_kicks_in_insert = r.u64("stats.max_kicks_in_insert");
+    stats.kick_walks = r.u64("stats.kick_walks");
+    stats.kick_failures = r.u64("stats.kick_failures");
+    stats.stash_rehomes = r.u64("stats.stash_rehomes");
+    stats.full_rejections = r.u64("stats.full_rejections");
+    stats.duplicate_rejections = r.u64("stats.duplicate_rejections");
+
+    const unsigned stash_size = r.u8("stash_size");
+    detail::require_consistent(stash_size <= kStashSlots,
+                               "stash_size is " + std::to_string(stash_size) + ", at most " +
+                                   std::to_string(kStashSlots));
+    const std::uint64_t fp_max = fingerprint_mask(shape.fingerprint_bits);
+    std::array<Placement, kStashSlots> stash{};
+    for (unsigned k = 0; k < stash_size; ++k) {
+      Placement& e = stash[k];
+      e.fingerprint = r.u32("stash fingerprint");
+      e.bucket1 = r.u32("stash bucket1");
+      e.bucket2 = r.u32("stash bucket2");
+      const std::string which = "stash entry " + std::to_string(k) + ": ";
+      detail::require_consistent(e.fingerprint != 0 && e.fingerprint <= fp_max,
+                                 which + "fingerprint " + std::to_string(e.fingerprint) +
+                                     " is 0 or wider than fingerprint_bits");
+      detail::require_consistent(e.bucket1 < buckets,
+                                 which + "bucket1 " + std::to_string(e.bucket1) +
+                                     " is not below bucket_count");
+      detail::require_consistent(e.bucket2 == alt_bucket_for(buckets, e.bucket1, e.fingerprint),
+                                 which + "bucket2 " + std::to_string(e.bucket2) +
+                                     " is not alt_bucket(bucket1, fingerprint)");
+    }
+
+    const std::uint64_t data_length = r.u64("table length");
+    const std::uint64_t expected_length =
+        detail::PackedTable::data_bytes_for(buckets, shape.slots_per_bucket, shape.fingerprint_bits);
+    detail::require_consistent(data_length == expected_length,
+                               "table length is " + std::to_string(data_length) +
+                                   " bytes; the configuration implies " +
+                                   std::to_string(expected_length));
+    const auto data = r.raw(static_cast<std::size_t>(data_length), "table");
+    r.expect_end("the table");
+
+    // The input holds every table byte, so this allocation is justified by its length.
+    BasicCuckooFilter f(shape, seed, std::move(hasher));
+    std::copy(data.begin(), data.end(), f.table_.mutable_data().begin());
+    detail::require_consistent(f.table_.padding_is_zero(),
+                               "bits after the last bucket are not zero");
+    const std::uint64_t stored = f.table_.count_nonzero() + stash_size;
+    detail::require_consistent(stored == size, "size is " + std::to_string(size) + " but " +
+                                                   std::to_string(stored) +
+                                                   " fingerprints are stored");
+    f.size_ = size;
+    f.stash_ = stash;
+    f.stash_size_ = stash_size;
+    f.stats_ = stats;
+    return f;
+  }
+
+  // Equal configuration (f, b, bucket count, max_kicks), seed and contents (table slots,
+  // stash entries in order, size). Stats and the hasher are not compared.
+  friend bool operator==(const BasicCuckooFilter& a, const BasicCuckooFilter& b) noexcept {
+    return a.seed_ == b.seed_ && a.max_kicks_ == b.max_kicks_ && a.size_ == b.size_ &&
+           a.stash_size_ == b.stash_size_ &&
+           std::equal(a.stash().begin(), a.stash().end(), b.stash().begin()) &&
+           a.table_ == b.table_;
+  }
+
+ private:
+  static constexpr unsigned kNotInStash = kStashSlots;
+  // Mixed into the seed for the kick walks' random source, so that it is not the
+  // stream a caller seeding its own Rng with the same seed would see.
+  static constexpr std::uint64_t kKickSeedSalt = 0x6b69636b2d77616cULL;
+
+  BasicCuckooFilter(const detail::CuckooFilterShape& shape, std::optional<std::uint64_t> seed,
+                    Hasher hasher)
+      : hasher_(std::move(hasher)),
+        seed_(seed ? *seed : random_seed()),
+        table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits),
+        fp_mask_(fingerprint_mask(shape.fingerprint_bits)),
+        max_kicks_(shape.max_kicks) {}
+
+  static constexpr std::uint64_t fingerprint_mask(unsigned bits) noexcept {
+    return (std::uint64_t{1} << bits) - 1;
+  }
+
+  static std::uint32_t alt_bucket_for(std::uint32_t n, std::uint32_t i, std::uint32_t fp) noexcept {
+    assert(i < n);
+    const auto t = detail::reduce32(static_cast<std::uint32_t>(detail::mix64(fp) >> 32), n);
+    return t >= i ? t - i : n - i + t;  // (t - i) mod n without overflow
+  }
+
+  unsigned max_copies_of(const Placement& p) const noexcept {
+    return p.bucket1 == p.bucket2 ? table_.slots() : 2 * table_.slots();
+  }
+
+  // The lookup hot path: both buckets (SWAR), then the stash if it is not empty.
+  bool holds_fingerprint(const Placement& p) const noexcept {
+    if (table_.contains(p.bucket1, p.fingerprint) || table_.contains(p.bucket2, p.fingerprint)) {
+      return true;
+    }
+    if (stash_size_ == 0) [[likely]] return false;
+    return stash_find(p) != kNotInStash;
+  }
+
+  // The first stash entry holding p's fingerprint for p's bucket pair, or kNotInStash.
+  // Equal fingerprints have equal alternates, so one shared bucket means the same pair.
+  unsigned stash_find(const Placement& p) const noexcept {
+    for (unsigned k = 0; k < stash_size_; ++k) {  // bound: kStashSlots
+      const Placement& e = stash_[k];
+      if (e.fingerprint == p.fingerprint && (e.bucket1 == p.bucket1 || e.bucket1 == p.bucket2)) {
+        return k;
+      }
+    }
+    return kNotInStash;
+  }
+
+  unsigned count_copies(const Placement& p) const noexcept {
+    unsigned n = table_.count(p.bucket1, p.fingerprint);
+    if (p.bucket2 != p.bucket1) n += table_.count(p.bucket2, p.fingerprint);
+    for (const Placement& e : stash()) {
+      n += e.fingerprint == p.fingerprint && (e.bucket1 == p.bucket1 || e.bucket1 == p.bucket2)
+               ? 1U
+               : 0U;
+    }
+    return n;
+  }
+
+  // Removes stash entry k, keeping the others in order.
+  void stash_remove(unsigned k) noexcept {
+    assert(k < stash_size_);
+    for (unsigned j = k + 1; j < stash_size_; ++j) stash_[j - 1] = stash_[j];
+    --stash_size_;
+    stash_[stash_size_] = {};
+  }
+
+  // After an erase: offers every stash entry its two buckets again (no kicks).
+  [[gnu::noinline]] void rehome_stash() noexcept {
+    for (unsigned k = 0; k < stash_size_;) {  // bound: kStashSlots, each step ends or shrinks
+      const Placement& e = stash_[k];
+      if (table_.try_place(e.bucket1, e.fingerprint) || table_.try_place(e.bucket2, e.fingerprint)) {
+        stash_remove(k);
+        ++stats_.stash_rehomes;
+      } else {
+        ++k;
+      }
+    }
+  }
+
+  // Both candidate buckets are full and the item is below its copy limit.
+  [[gnu::noinline]] InsertResult insert_with_kicks(const Placement& p) {
+    if (stash_size_ == kStashSlots) {
+      ++stats_.full_rejections;
+      return InsertResult::kFull;
+    }
+    detail::Rng rng(detail::mix64(seed_ ^ kKickSeedSalt) ^ detail::mix64(stats_.kick_walks));
+    ++stats_.kick_walks;
+    std::uint32_t fp = p.fingerprint;
+    std::uint32_t bucket = rng.below(2) == 0 ? p.bucket1 : p.bucket2;
+    std::uint64_t kicks = 0;
+    bool placed = false;
+    while (kicks < max_kicks_) {  // bound: max_kicks_ <= CuckooFilterConfig::kMaxKicksLimit
+      const auto slot = static_cast<unsigned>(rng.below(table_.slots()));
+      const std::uint32_t victim = table_.get(bucket, slot);
+      assert(victim != 0);  // the walk only evicts from full buckets
+      table_.set(bucket, slot, fp);
+      fp = victim;
+      bucket = alt_bucket(bucket, fp);
+      ++kicks;
+      if (table_.try_place(bucket, fp)) {
+        placed = true;
+        break;
+      }
+    }
+    stats_.kicks += kicks;
+    stats_.max_kicks_in_insert = std::max(stats_.max_kicks_in_insert, kicks);
+    if (!placed) {
+      stash_[stash_size_++] = {bucket, alt_bucket(bucket, fp), fp};
+      ++stats_.kick_failures;
+    }
+    ++size_;
+    ++stats_.inserts;
+    return InsertResult::kInserted;
+  }
+
+  Hasher hasher_;
+  std::uint64_t seed_;
+  detail::PackedTable table_;
+  std::uint64_t fp_mask_;
+  unsigned max_kicks_;
+  std::uint64_t size_ = 0;
+  std::array<Placement, kStashSlots> stash_{};
+  unsigned stash_size_ = 0;
+  Stats stats_{};
+};
+
+using CuckooFilter = BasicCuckooFilter<>;
+
+}  // namespace cuckoo

@@ -1,0 +1,269 @@
+// Bit-packed bucket storage for the cuckoo filter (internal).
+//
+// Layout. The table is one byte array holding bucket_count * slots * bits bits, slot s
+// of bucket i at bit offset (i * slots + s) * bits. Bits are numbered little-endian: bit
+// k of the array is bit (k & 7) of byte (k >> 3), so the serialized bytes mean the same
+// on every host. Buckets are contiguous in bits, never padded to bytes or words: a
+// 12-bit, 4-slot bucket costs exactly 48 bits. A slot value of 0 marks an empty slot;
+// the filter never stores fingerprint 0.
+//
+// Padding. kPaddingBytes zero bytes follow the data bytes, so that an 8-byte load at
+// the byte offset of any bit in the table, plus the ninth byte a field that straddles
+// the load may need, stays inside the allocation. Padding and the unused high bits of
+// the last data byte are always zero; padding_is_zero() checks the latter for
+// deserialization.
+//
+// Word access. read_bits/write_bits load and store 8 bytes with memcpy (never a
+// type-punned pointer cast) in little-endian order, and touch the ninth byte only when
+// (bit_offset & 7) + nbits > 64.
+//
+// SWAR match. find(i, fp) tests all slots of bucket i at once, chunk by chunk: a chunk is
+// chunk_slots = min(slots, floor(64 / bits)) consecutive slots read as one word w. With lo
+// holding a 1 at the low bit of every field of the chunk and hi a 1 at the high bit,
+//     v = w ^ (fp * lo)                 (fields equal to fp become zero)
+//     z = (v - lo) & ~v & hi            (nonzero iff some field of v is zero)
+// z is exact as a boolean, and its lowest set bit lies in the lowest zero field (borrows
+// only create false bits above a true zero field), so countr_zero(z) / bits is the first
+// matching slot. Masks for the full chunk and the last, partial chunk are computed once
+// at construction. find(i, 0) finds an empty slot the same way. find_reference() is the
+// plain per-slot loop the SWAR path is tested against.
+//
+// Not thread-safe; const members may run concurrently with each other.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+namespace cuckoo::detail {
+
+class PackedTable {
+ public:
+  static constexpr unsigned kMinBits = 4;
+  static constexpr unsigned kMaxBits = 32;
+  static constexpr unsigned kMaxSlots = 8;
+  // Zero bytes after the data so that every 9-byte window starting inside the data is
+  // in bounds.
+  static constexpr std::size_t kPaddingBytes = 16;
+  // find() returns this when no slot matches.
+  static constexpr int kNoSlot = -1;
+
+  // Bytes needed for the data bits of a table (without padding). Cannot overflow for
+  // bucket_count < 2^32, slots <= kMaxSlots and bits <= kMaxBits (at most 2^37 bytes).
+  static constexpr std::uint64_t data_bytes_for(std::uint64_t bucket_count, unsigned slots,
+                                                unsigned bits) noexcept {
+    return (bucket_count * slots * bits + 7) / 8;
+  }
+
+  PackedTable() = default;
+
+  // REQUIRES: bucket_count >= 1, slots in 1..kMaxSlots, bits in kMinBits..kMaxBits, and
+  // the caller has checked that the allocation size is acceptable.
+  PackedTable(std::uint32_t bucket_count, unsigned slots, unsigned bits)
+      : bucket_count_(bucket_count), slots_(slots), bits_(bits), bucket_bits_(slots * bits) {
+    assert(bucket_count >= 1);
+    assert(slots >= 1 && slots <= kMaxSlots);
+    assert(bits >= kMinBits && bits <= kMaxBits);
+    data_bytes_ = static_cast<std::size_t>(data_bytes_for(bucket_count, slots, bits));
+    bytes_.assign(data_bytes_ + kPaddingBytes, 0);
+
+    const unsigned per_word = 64 / bits;
+    chunk_slots_ = slots < per_word ? slots : per_word;
+    chunk_count_ = (slots + chunk_slots_ - 1) / chunk_slots_;
+    full_ = make_chunk(chunk_slots_, bits);
+    const unsigned rest = slots % chunk_slots_;
+    last_ = rest == 0 ? full_ : make_chunk(rest, bits);
+  }
+
+  std::uint32_t bucket_count() const noexcept { return bucket_count_; }
+  unsigned slots() const noexcept { return slots_; }
+  unsigned bits() const noexcept { return bits_; }
+  // Data bytes (what is serialized) and the whole allocation (data plus padding).
+  std::size_t data_bytes() const noexcept { return data_bytes_; }
+  std::size_t allocated_bytes() const noexcept { return bytes_.size(); }
+
+  // The value of slot `slot` of bucket `bucket`; 0 means empty.
+  // REQUIRES: bucket < bucket_count(), slot < slots().
+  std::uint32_t get(std::uint32_t bucket, unsigned slot) const noexcept {
+    assert(bucket < bucket_count_ && slot < slots_);
+    return static_cast<std::uint32_t>(read_bits(slot_offset(bucket, slot), bits_));
+  }
+
+  // REQUIRES: bucket < bucket_count(), slot < slots(), value < 2^bits().
+  void set(std::uint32_t bucket, unsigned slot, std::uint32_t value) noexcept {
+    assert(bucket < bucket_count_ && slot < slots_);
+    assert(bits_ == 32 || value < (std::uint32_t{1} << bits_));
+    write_bits(slot_offset(bucket, slot), bits_, value);
+  }
+
+  // The first slot of `bucket` holding `fp` (fp = 0: the first empty slot), or kNoSlot.
+  // SWAR path, see the comment at the top of this file.
+  // REQUIRES: bucket < bucket_count(), fp < 2^bits().
+  int find(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    assert(bucket < bucket_count_);
+    const std::uint64_t base = std::uint64_t{bucket} * bucket_bits_;
+    // Bound: chunk_count_ <= slots_ <= kMaxSlots.
+    for (unsigned c = 0; c < chunk_count_; ++c) {
+      const Chunk& chunk = c + 1 == chunk_count_ ? last_ : full_;
+      const std::uint64_t w = read_bits(base + std::uint64_t{c} * full_.bits, chunk.bits);
+      const std::uint64_t v = w ^ (fp * chunk.lo);
+      const std::uint64_t z = (v - chunk.lo) & ~v & chunk.hi;
+      if (z != 0) {
+        return static_cast<int>(c * chunk_slots_ +
+                                static_cast<unsigned>(std::countr_zero(z)) / bits_);
+      }
+    }
+    return kNoSlot;
+  }
+
+  bool contains(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    return find(bucket, fp) != kNoSlot;
+  }
+
+  // Same contract as find(), one slot at a time; the reference the SWAR path is tested
+  // against.
+  int find_reference(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    for (unsigned s = 0; s < slots_; ++s) {
+      if (get(bucket, s) == fp) return static_cast<int>(s);
+    }
+    return kNoSlot;
+  }
+
+  // How many slots of `bucket` hold `fp`.
+  unsigned count(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    unsigned n = 0;
+    for (unsigned s = 0; s < slots_; ++s) n += get(bucket, s) == fp ? 1U : 0U;
+    return n;
+  }
+
+  // Stores `fp` in the first empty slot of `bucket`; false (nothing changed) if the
+  // bucket is full. REQUIRES: fp != 0.
+  bool try_place(std::uint32_t bucket, std::uint32_t fp) noexcept {
+    assert(fp != 0);
+    const int slot = find(bucket, 0);
+    if (slot == kNoSlot) return false;
+    set(bucket, static_cast<unsigned>(slot), fp);
+    return true;
+  }
+
+  // Empties the first slot of `bucket` holding `fp`; false if none does.
+  // REQUIRES: fp != 0.
+  bool remove_one(std::uint32_t bucket, std::uint32_t fp) noexcept {
+    assert(fp != 0);
+    const int slot = find(bucket, fp);
+    if (slot == kNoSlot) return false;
+    set(bucket, static_cast<unsigned>(slot), 0);
+    return true;
+  }
+
+  // The number of nonzero slots in the whole table (a full scan; for validation).
+  std::uint64_t count_nonzero() const noexcept {
+    std::uint64_t n = 0;
+    for (std::uint32_t i = 0; i < bucket_count_; ++i) {
+      for (unsigned s = 0; s < slots_; ++s) n += get(i, s) != 0 ? 1U : 0U;
+    }
+    return n;
+  }
+
+  // The data bytes, without padding: what serialization writes and reads.
+  std::span<const std::uint8_t> data() const noexcept { return {bytes_.data(), data_bytes_}; }
+  std::span<std::uint8_t> mutable_data() noexcept { return {bytes_.data(), data_bytes_}; }
+
+  // True if the bits of the last data byte beyond the last bucket are zero.
+  bool padding_is_zero() const noexcept {
+    const std::uint64_t used_bits = std::uint64_t{bucket_count_} * bucket_bits_;
+    const unsigned tail = static_cast<unsigned>(used_bits & 7);
+    if (tail == 0 || data_bytes_ == 0) return true;
+    return (bytes_[data_bytes_ - 1] >> tail) == 0;
+  }
+
+  void clear() noexcept { std::fill(bytes_.begin(), bytes_.end(), std::uint8_t{0}); }
+
+  // nbits bits starting at bit_offset, as the low bits of the result.
+  // REQUIRES: 1 <= nbits <= 64, bit_offset + nbits <= bucket_count * slots * bits.
+  std::uint64_t read_bits(std::uint64_t bit_offset, unsigned nbits) const noexcept {
+    assert(nbits >= 1 && nbits <= 64);
+    const std::size_t byte = static_cast<std::size_t>(bit_offset >> 3);
+    const unsigned shift = static_cast<unsigned>(bit_offset & 7);
+    assert(byte + 9 <= bytes_.size());
+    std::uint64_t w = load_le64(bytes_.data() + byte) >> shift;
+    if (shift + nbits > 64) w |= std::uint64_t{bytes_[byte + 8]} << (64 - shift);
+    return nbits == 64 ? w : w & ((std::uint64_t{1} << nbits) - 1);
+  }
+
+  // Overwrites nbits bits at bit_offset with the low nbits bits of value.
+  // REQUIRES: as read_bits.
+  void write_bits(std::uint64_t bit_offset, unsigned nbits, std::uint64_t value) noexcept {
+    assert(nbits >= 1 && nbits <= 64);
+    const std::size_t byte = static_cast<std::size_t>(bit_offset >> 3);
+    const unsigned shift = static_cast<unsigned>(bit_offset & 7);
+    assert(byte + 9 <= bytes_.size());
+    const std::uint64_t mask = nbits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << nbits) - 1;
+    value &= mask;
+    std::uint8_t* p = bytes_.data() + byte;
+    const std::uint64_t w = load_le64(p);
+    store_le64(p, (w & ~(mask << shift)) | (value << shift));
+    if (shift + nbits > 64) {
+      const unsigned high_bits = shift + nbits - 64;  // 1..7 bits in the ninth byte
+      const auto keep = static_cast<std::uint8_t>(0xffU << high_bits);
+      p[8] = static_cast<std::uint8_t>((p[8] & keep) | (value >> (64 - shift)));
+    }
+  }
+
+  friend bool operator==(const PackedTable& a, const PackedTable& b) noexcept {
+    return a.bucket_count_ == b.bucket_count_ && a.slots_ == b.slots_ && a.bits_ == b.bits_ &&
+           a.bytes_ == b.bytes_;
+  }
+
+ private:
+  // Masks of one chunk of `slots` fields of `bits` bits each.
+  struct Chunk {
+    std::uint64_t lo = 0;  // a 1 at the low bit of every field
+    std::uint64_t hi = 0;  // a 1 at the high bit of every field
+    unsigned bits = 0;     // slots * bits, at most 64
+  };
+
+  static Chunk make_chunk(unsigned slots, unsigned bits) noexcept {
+    Chunk c;
+    for (unsigned s = 0; s < slots; ++s) {
+      c.lo |= std::uint64_t{1} << (s * bits);
+      c.hi |= std::uint64_t{1} << (s * bits + bits - 1);
+    }
+    c.bits = slots * bits;
+    return c;
+  }
+
+  static std::uint64_t load_le64(const std::uint8_t* p) noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+    return w;
+  }
+
+  static void store_le64(std::uint8_t* p, std::uint64_t w) noexcept {
+    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+    std::memcpy(p, &w, sizeof w);
+  }
+
+  std::uint64_t slot_offset(std::uint32_t bucket, unsigned slot) const noexcept {
+    return std::uint64_t{bucket} * bucket_bits_ + std::uint64_t{slot} * bits_;
+  }
+
+  std::vector<std::uint8_t> bytes_;
+  std::size_t data_bytes_ = 0;
+  std::uint32_t bucket_count_ = 0;
+  unsigned slots_ = 0;
+  unsigned bits_ = 0;
+  unsigned bucket_bits_ = 0;
+  unsigned chunk_slots_ = 1;
+  unsigned chunk_count_ = 0;
+  Chunk full_;
+  Chunk last_;
+};
+
+}  // namespace cuckoo::detail
