@@ -1,0 +1,28 @@
+# cuckoo_add_fuzz_target(NAME <name> SOURCES <files...> [LIBS <targets...>])
+#
+# With CUCKOO_FUZZ=ON (the `fuzz` preset, clang 14) builds fuzz_<name> linked with
+# libFuzzer. Otherwise builds replay_<name> (replay_main.cpp supplies main) and registers
+# every file in fuzz/corpus/<name>/ and fuzz/regressions/<name>/ as one CTest case, so
+# the corpus and every saved reproducer run in the default test lane without clang.
+function(cuckoo_add_fuzz_target)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;LIBS" ${ARGN})
+  set(libs cuckoo::engine cuckoo_warnings ${ARG_LIBS})
+  if(CUCKOO_FUZZ)
+    add_executable(fuzz_${ARG_NAME} ${ARG_SOURCES})
+    target_compile_options(fuzz_${ARG_NAME} PRIVATE -fsanitize=fuzzer)
+    target_link_options(fuzz_${ARG_NAME} PRIVATE -fsanitize=fuzzer)
+    target_link_libraries(fuzz_${ARG_NAME} PRIVATE ${libs})
+    set_property(GLOBAL APPEND PROPERTY CUCKOO_FUZZ_TARGETS ${ARG_NAME})
+    return()
+  endif()
+  add_executable(replay_${ARG_NAME} ${ARG_SOURCES} ${CUCKOO_FUZZ_DIR}/replay_main.cpp)
+  target_link_libraries(replay_${ARG_NAME} PRIVATE ${libs})
+  file(GLOB inputs CONFIGURE_DEPENDS
+    ${CUCKOO_FUZZ_DIR}/corpus/${ARG_NAME}/*
+    ${CUCKOO_FUZZ_DIR}/regressions/${ARG_NAME}/*)
+  foreach(input IN LISTS inputs)
+    file(RELATIVE_PATH rel ${CUCKOO_FUZZ_DIR} ${input})
+    add_test(NAME fuzz_replay/${rel} COMMAND replay_${ARG_NAME} ${input})
+    set_tests_properties(fuzz_replay/${rel} PROPERTIES LABELS "fuzz-replay" TIMEOUT 120)
+  endforeach()
+endfunction()
