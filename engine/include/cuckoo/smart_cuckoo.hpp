@@ -1,0 +1,742 @@
+// SmartCuckoo: a one-slot cuckoo hash map that knows, before any kick, whether an
+// insert can succeed.
+//
+// Design (Sun et al., "SmartCuckoo: A Fast and Cost-Efficient Hashing Index Scheme for
+// Cloud Storage Systems", USENIX ATC'17; seed 000, section 3.2)
+//
+// Layout. Two tables T0 and T1 of n = ceil(capacity / 2) buckets, one slot per bucket,
+// the same layout as ClassicCuckoo. A key x is hashed once, h = hasher(x, seed), and may
+// live in T0[p0] or T1[p1] with
+//     p0 = reduce32(uint32(h >> 32), n)        p1 = reduce32(uint32(mix64(h)), n).
+// A small stash (at most stash_capacity items, scanned linearly) holds the items that
+// cannot be placed; lookups and deletes consult it.
+//
+// The cuckoo graph. Its 2n vertices are the buckets: vertex p0 is T0[p0], vertex n + p1
+// is T1[p1]. Every item stored in the tables is an edge between its two buckets,
+// directed from the bucket that holds it toward its alternate bucket (the way a kick
+// would move it), so every vertex has out-degree 0 (free) or 1 (full). Each connected
+// component ("subgraph") therefore has edges <= vertices, i.e. at most one cycle: the
+// graph is a directed pseudoforest. A subgraph with edges == vertices is maximal: every
+// bucket in it is full and any walk in it cycles forever. A non-maximal subgraph is a
+// tree (edges == vertices - 1) with exactly one free bucket, and every directed walk in
+// it ends there within vertices - 1 steps. Stashed items are not edges.
+//
+// Prediction. An item with endpoints a and b can be placed iff, after adding its edge,
+// its component still has edges <= vertices. detail::Pseudoforest keeps, per vertex, the
+// subgraph ID (a union-find "ID tree" with union by size and path compression) and, per
+// subgraph, its vertex and edge counts, so the test takes two finds (Algorithm 2 and the
+// case analysis of Algorithm 4):
+//   v+2  neither a nor b in a subgraph                 -> new subgraph, direct insert
+//   v+1  exactly one of them in a subgraph             -> extend it, direct insert
+//   v+0  both in subgraphs, five sub-cases:
+//     (1) one non-maximal (same subgraph)    -> kick inside it; it becomes maximal
+//     (2) two non-maximal                    -> kick into a's subgraph; union (a tree)
+//     (3) one non-maximal and one maximal    -> kick into the non-maximal side; union
+//                                               (the result is maximal)
+//     (4) two maximal, (5) one maximal       -> predicted failure: no kick at all
+// This is exact: insert() predicts a failure iff no placement of the items in the
+// tables plus the new one exists (claim C8; stashed items are not part of the question,
+// they are already homeless), and a predicted success never fails (with correct
+// bookkeeping a kick walk is at most vertices - 1 long; max_kicks is only a safety bound,
+// and stats().kick_bound_exhaustions counts the times it was hit, which should be 0).
+//
+// Where the paper rehashes (Algorithm 4 line 15) this engine, like the paper's prototype
+// ("cuckoo hash with a stash"), stashes the item; with the stash full, insert reports
+// kFull and changes nothing. Before kicking, an empty candidate bucket on an allowed side
+// is always taken (zero kicks); otherwise the kick starts where Algorithm 4 says.
+//
+// Deletion (Algorithm 5). Removing an edge may split its subgraph in two (or turn a
+// maximal one into a tree): the remaining edges of the old subgraph are traversed from
+// both endpoints (time proportional to its size, via per-vertex in-edge lists), each
+// piece gets a new unique ID recorded in all its vertices, and its counts are recounted.
+// Afterwards every stash item whose placement is no longer predicted to fail moves back
+// into the tables. Between deletions, subgraphs only grow and maximal ones stay maximal,
+// so a stashed item stays unplaceable until some deletion.
+//
+// Thread safety: none. Const member functions write nothing (they use the
+// non-compressing find) and may run concurrently with each other; every non-const call
+// needs exclusive access.
+#pragma once
+
+#include <array>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "detail/pseudoforest.hpp"
+#include "error.hpp"
+#include "hash.hpp"
+#include "status.hpp"
+
+namespace cuckoo {
+
+struct SmartCuckooConfig {
+  // Upper bound of `capacity`: 2^31 buckets (2^30 per table), as for ClassicCuckoo;
+  // vertex numbers then fit in 32 bits.
+  static constexpr std::size_t kMaxCapacity = std::size_t{1} << 31;
+  // Upper bound of `stash_capacity`: every lookup of an absent key scans the stash.
+  static constexpr std::size_t kMaxStashCapacity = 256;
+
+  // Total one-slot buckets over the two tables; each table gets ceil(capacity / 2), so
+  // capacity() may exceed this by one. Range [2, kMaxCapacity].
+  std::size_t capacity = 64;
+  // Safety bound on the displacements of one kick walk. With correct prediction it is
+  // never hit; if it is, the insert goes to the stash and stats() counts it. >= 1.
+  unsigned max_kicks = 500;
+  // Items whose placement is predicted to fail are kept here. [0, kMaxStashCapacity].
+  std::size_t stash_capacity = 8;
+  // Hash seed; drawn from random_seed() when empty. Readable through seed().
+  std::optional<std::uint64_t> seed;
+};
+
+// The classification of an insert (Algorithm 2, then the five v+0 sub-cases of
+// Algorithm 4), named after the pseudoforest's state before the insert.
+enum class SmartCuckooCase : std::uint8_t {
+  kVPlus2,                // neither candidate bucket is in a subgraph
+  kVPlus1,                // exactly one candidate bucket is in a subgraph
+  kOneNonMaximal,         // v+0 (1): both in the same non-maximal subgraph
+  kTwoNonMaximal,         // v+0 (2): in two different non-maximal subgraphs
+  kNonMaximalAndMaximal,  // v+0 (3): one in a non-maximal, one in a maximal subgraph
+  kTwoMaximal,            // v+0 (4): in two different maximal subgraphs -> fails
+  kOneMaximal,            // v+0 (5): both in the same maximal subgraph  -> fails
+};
+inline constexpr std::size_t kSmartCuckooCaseCount = 7;
+
+// True for the two cases in which no placement exists.
+constexpr bool predicts_failure(SmartCuckooCase c) noexcept {
+  return c == SmartCuckooCase::kTwoMaximal || c == SmartCuckooCase::kOneMaximal;
+}
+
+constexpr std::string_view to_string(SmartCuckooCase c) noexcept {
+  switch (c) {
+    case SmartCuckooCase::kVPlus2: return "v+2";
+    case SmartCuckooCase::kVPlus1: return "v+1";
+    case SmartCuckooCase::kOneNonMaximal: return "v+0 one non-maximal";
+    case SmartCuckooCase::kTwoNonMaximal: return "v+0 two non-maximal";
+    case SmartCuckooCase::kNonMaximalAndMaximal: return "v+0 one non-maximal and one maximal";
+    case SmartCuckooCase::kTwoMaximal: return "v+0 two maximal";
+    case SmartCuckooCase::kOneMaximal: return "v+0 one maximal";
+  }
+  return "unknown";
+}
+
+// One subgraph (connected component of the cuckoo graph), as the engine records it.
+struct SmartCuckooSubgraph {
+  std::size_t id = 0;        // its root ID: one of its vertices
+  std::size_t vertices = 0;  // buckets in it
+  std::size_t edges = 0;     // items stored in it
+  bool maximal() const noexcept { return edges == vertices; }
+  friend bool operator==(const SmartCuckooSubgraph&, const SmartCuckooSubgraph&) = default;
+};
+
+// Counters since construction (clear() keeps them; reset_stats() zeroes them).
+struct SmartCuckooStats {
+  std::uint64_t inserts = 0;             // new keys stored by insert/insert_or_assign
+                                         // (in the tables or the stash)
+  std::uint64_t total_kicks = 0;         // displacements, including stash re-placements
+  std::uint64_t last_insert_kicks = 0;   // displacements of the last insert call
+  std::uint64_t predicted_failures = 0;  // inserts classified v+0 (4) or (5)
+  std::uint64_t stash_insertions = 0;    // items put into the stash
+  std::uint64_t stash_reinsertions = 0;  // stash items moved back after a deletion
+  std::uint64_t max_stash_size = 0;      // largest stash size seen
+  std::uint64_t full_rejections = 0;     // inserts that returned kFull
+  std::uint64_t kick_bound_exhaustions = 0;  // walks longer than max_kicks (should be 0)
+  // Classifications of the new keys given to insert/insert_or_assign, by case.
+  std::array<std::uint64_t, kSmartCuckooCaseCount> case_counts{};
+
+  std::uint64_t count(SmartCuckooCase c) const noexcept {
+    return case_counts[static_cast<std::size_t>(c)];
+  }
+  friend bool operator==(const SmartCuckooStats&, const SmartCuckooStats&) = default;
+};
+
+template <class K = std::uint64_t, class V = std::uint64_t, class Hasher = DefaultHasher,
+          class KeyEqual = std::equal_to<K>>
+class SmartCuckoo {
+  static_assert(HasherFor<Hasher, K>,
+                "Hasher must be a copyable callable (const K&, uint64_t seed) -> uint64_t");
+
+ public:
+  using key_type = K;
+  using mapped_type = V;
+  // Marks "no subgraph" in recorded_id().
+  static constexpr std::size_t kNoSubgraph = static_cast<std::size_t>(-1);
+
+  // Throws ConfigError naming the field if config is out of range (see
+  // SmartCuckooConfig); nothing is allocated then.
+  explicit SmartCuckoo(const SmartCuckooConfig& config = {}, Hasher hasher = Hasher(),
+                       KeyEqual key_equal = KeyEqual())
+      : config_(validated(config)),
+        hasher_(std::move(hasher)),
+        key_equal_(std::move(key_equal)),
+        seed_(config.seed ? *config.seed : random_seed()),
+        n_((config.capacity + 1) / 2) {
+    slots_.resize(2 * n_);
+    forest_.reset(2 * n_);
+    stash_.reserve(config_.stash_capacity);
+  }
+
+  // ---- Map operations ------------------------------------------------------------------
+
+  // Stores key -> value if key is absent. Returns kInserted (in the tables, or in the
+  // stash when its placement is predicted to fail), kExists (key present; nothing
+  // changed) or kFull (predicted failure with the stash full; nothing changed).
+  InsertResult insert(K key, V value) { return insert_impl<false>(std::move(key), std::move(value)); }
+
+  // As insert(), but a present key gets the new value and the result is kUpdated.
+  InsertResult insert_or_assign(K key, V value) {
+    return insert_impl<true>(std::move(key), std::move(value));
+  }
+
+  // The value stored for key, or nullptr. The pointer is valid until the next non-const
+  // call.
+  V* find(const K& key) {
+    Entry* e = locate(key);
+    return e ? &e->value : nullptr;
+  }
+  const V* find(const K& key) const {
+    const Entry* e = locate(key);
+    return e ? &e->value : nullptr;
+  }
+  bool contains(const K& key) const { return locate(key) != nullptr; }
+
+  // Removes key (from its bucket or the stash); false if it was absent. A removal from
+  // the tables updates the pseudoforest (Algorithm 5) and then moves back every stash
+  // item that can now be placed.
+  bool erase(const K& key) {
+    const auto [a, b] = vertices_for(key);
+    for (const Vertex v : {a, b}) {
+      if (slots_[v] && key_equal_(slots_[v]->key, key)) {
+        remove_from_table(v);
+        return true;
+      }
+    }
+    for (std::size_t i = 0; i < stash_.size(); ++i) {
+      if (key_equal_(stash_[i].key, key)) {
+        stash_.erase(stash_.begin() + static_cast<std::ptrdiff_t>(i));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Removes every item; keeps configuration, seed and statistics.
+  void clear() {
+    for (auto& slot : slots_) slot.reset();
+    forest_.reset(2 * n_);
+    stash_.clear();
+    table_items_ = 0;
+  }
+
+  std::size_t size() const noexcept { return table_items_ + stash_.size(); }
+  bool empty() const noexcept { return size() == 0; }
+  std::size_t stash_size() const noexcept { return stash_.size(); }
+  std::size_t stash_capacity() const noexcept { return config_.stash_capacity; }
+  // Buckets in the two tables: 2 * table_size().
+  std::size_t capacity() const noexcept { return 2 * n_; }
+  // Items in the tables (not the stash) per bucket.
+  double load_factor() const noexcept {
+    return static_cast<double>(table_items_) / static_cast<double>(capacity());
+  }
+  std::uint64_t seed() const noexcept { return seed_; }
+  const SmartCuckooConfig& config() const noexcept { return config_; }
+  const SmartCuckooStats& stats() const noexcept { return stats_; }
+  void reset_stats() noexcept { stats_ = SmartCuckooStats{}; }
+
+  // ---- Prediction ----------------------------------------------------------------------
+
+  // For a key not present: true iff its placement in the tables is predicted to fail
+  // (v+0 cases (4) and (5)), i.e. iff no placement of the items in the tables plus this
+  // one exists; insert() would then stash it or report kFull, with no kick. False for a
+  // present key (insert() would report kExists). Changes nothing.
+  bool would_insert_fail(const K& key) const {
+    if (contains(key)) return false;
+    return predicts_failure(classify(key));
+  }
+
+  // The case an insert of key would be classified as now (Algorithms 2 and 4). For a
+  // present key this describes adding a second edge between its buckets.
+  SmartCuckooCase classify(const K& key) const {
+    const auto [a, b] = vertices_for(key);
+    return classify_vertices(a, b, [this](Vertex v) { return forest_.find_root(v); }).kase;
+  }
+
+  // ---- Introspection for tests and the verification suite ------------------------------
+
+  // Buckets per table (n). Vertex v < n is T0[v]; vertex n + i is T1[i].
+  std::size_t table_size() const noexcept { return n_; }
+  // Vertices of the cuckoo graph: 2 * table_size().
+  std::size_t graph_vertices() const noexcept { return 2 * n_; }
+  // The key's candidate buckets (p0 in T0, p1 in T1).
+  std::pair<std::size_t, std::size_t> positions_of(const K& key) const {
+    const auto [a, b] = vertices_for(key);
+    return {a, b - n_};
+  }
+  // The key's candidate vertices (p0, n + p1).
+  std::pair<std::size_t, std::size_t> vertices_of(const K& key) const {
+    const auto [a, b] = vertices_for(key);
+    return {a, b};
+  }
+  // The key stored in the bucket of `vertex`, or nullptr. REQUIRES: vertex < graph_vertices().
+  const K* key_at(std::size_t vertex) const {
+    const auto& slot = slots_[checked_vertex(vertex)];
+    return slot ? &slot->key : nullptr;
+  }
+  // The vertex whose bucket holds key; nullopt if key is absent or in the stash.
+  std::optional<std::size_t> vertex_holding(const K& key) const {
+    const auto [a, b] = vertices_for(key);
+    for (const Vertex v : {a, b}) {
+      if (slots_[v] && key_equal_(slots_[v]->key, key)) return v;
+    }
+    return std::nullopt;
+  }
+  bool in_stash(const K& key) const { return find_in_stash(key) != nullptr; }
+
+  // The subgraph containing `vertex`, or nullopt if no stored item touches it.
+  // REQUIRES: vertex < graph_vertices().
+  std::optional<SmartCuckooSubgraph> subgraph_of(std::size_t vertex) const {
+    const Vertex v = checked_vertex(vertex);
+    if (!forest_.in_forest(v)) return std::nullopt;
+    const Vertex root = forest_.find_root(v);
+    return SmartCuckooSubgraph{root, forest_.vertex_count(root), forest_.edge_count(root)};
+  }
+  // The subgraph ID recorded at `vertex` (its parent in the ID tree; itself for a root;
+  // kNoSubgraph if none). After a compressing find through vertex it is the root.
+  std::size_t recorded_id(std::size_t vertex) const {
+    const Vertex id = forest_.recorded_id(checked_vertex(vertex));
+    return id == Forest::kNone ? kNoSubgraph : id;
+  }
+  // Every subgraph, in increasing order of root ID. O(table_size()).
+  std::vector<SmartCuckooSubgraph> subgraphs() const {
+    std::vector<SmartCuckooSubgraph> out;
+    for (Vertex v = 0; v < graph_vertices(); ++v) {
+      if (forest_.in_forest(v) && forest_.recorded_id(v) == v) {
+        out.push_back({v, forest_.vertex_count(v), forest_.edge_count(v)});
+      }
+    }
+    return out;
+  }
+
+  // True when every invariant below holds. O(table_size() + stash_capacity^2).
+  bool check_invariants() const { return !invariant_violation().has_value(); }
+
+  // Recomputes the cuckoo graph's components from scratch (breadth-first search over the
+  // stored items) and checks them against the recorded IDs and counts (same members,
+  // distinct IDs per component, vertex and edge counts, edges <= vertices); also checks
+  // that every key sits in one of its candidate buckets with its edge pointing to the
+  // other, that no key is stored twice (tables and stash), the in-edge lists, the item
+  // count, and that every stash item is still predicted to fail (unless the kick bound
+  // was ever hit). Returns a description of the first violation, or nullopt.
+  std::optional<std::string> invariant_violation() const;
+
+ private:
+  using Forest = detail::Pseudoforest;
+  using Vertex = Forest::Vertex;
+
+  struct Entry {
+    K key;
+    V value;
+  };
+
+  // The outcome of Algorithms 2 and 4's case analysis, with the roots it found
+  // (Forest::kNone for an endpoint in no subgraph).
+  struct Classification {
+    SmartCuckooCase kase;
+    Vertex root_a;
+    Vertex root_b;
+  };
+
+  enum class PlaceOutcome : std::uint8_t { kPlaced, kPredictedFailure, kKickBoundHit };
+
+  static const SmartCuckooConfig& validated(const SmartCuckooConfig& config) {
+    if (config.capacity < 2 || config.capacity > SmartCuckooConfig::kMaxCapacity) {
+      throw ConfigError("capacity", "got " + std::to_string(config.capacity) +
+                                        "; must be in [2, kMaxCapacity = " +
+                                        std::to_string(SmartCuckooConfig::kMaxCapacity) + "]");
+    }
+    if (config.max_kicks == 0) {
+      throw ConfigError("max_kicks", "got 0; must be at least 1");
+    }
+    if (config.stash_capacity > SmartCuckooConfig::kMaxStashCapacity) {
+      throw ConfigError("stash_capacity",
+                        "got " + std::to_string(config.stash_capacity) +
+                            "; must be in [0, kMaxStashCapacity = " +
+                            std::to_string(SmartCuckooConfig::kMaxStashCapacity) + "]");
+    }
+    return config;
+  }
+
+  Vertex checked_vertex(std::size_t vertex) const {
+    assert(vertex < graph_vertices());
+    return static_cast<Vertex>(vertex);
+  }
+
+  // The key's two vertices (T0[p0], T1[p1]); the one hash of the design comment.
+  std::pair<Vertex, Vertex> vertices_for(const K& key) const {
+    const auto h = static_cast<std::uint64_t>(hasher_(key, seed_));
+    const auto n = static_cast<std::uint32_t>(n_);
+    const Vertex p0 = detail::reduce32(static_cast<std::uint32_t>(h >> 32), n);
+    const Vertex p1 = detail::reduce32(static_cast<std::uint32_t>(detail::mix64(h)), n);
+    return {p0, n + p1};
+  }
+
+  const Entry* find_in_stash(const K& key) const {
+    for (const Entry& e : stash_) {
+      if (key_equal_(e.key, key)) return &e;
+    }
+    return nullptr;
+  }
+
+  // Lookup: the two candidate buckets a and b of key, then the stash.
+  const Entry* locate(const K& key, Vertex a, Vertex b) const {
+    if (slots_[a] && key_equal_(slots_[a]->key, key)) return &*slots_[a];
+    if (slots_[b] && key_equal_(slots_[b]->key, key)) return &*slots_[b];
+    if (!stash_.empty()) [[unlikely]] return find_in_stash(key);
+    return nullptr;
+  }
+  const Entry* locate(const K& key) const {
+    const auto [a, b] = vertices_for(key);
+    return locate(key, a, b);
+  }
+  Entry* locate(const K& key, Vertex a, Vertex b) {
+    return const_cast<Entry*>(std::as_const(*this).locate(key, a, b));
+  }
+  Entry* locate(const K& key) {
+    return const_cast<Entry*>(std::as_const(*this).locate(key));
+  }
+
+  // Algorithm 2 (Determine-v-add) and, for v+0, the case analysis of Algorithm 4.
+  // `find` is Forest::find (inserts: compresses paths) or Forest::find_root (queries).
+  template <class FindFn>
+  Classification classify_vertices(Vertex a, Vertex b, FindFn&& find) const {
+    const bool a_in = forest_.in_forest(a);
+    const bool b_in = forest_.in_forest(b);
+    if (!a_in && !b_in) return {SmartCuckooCase::kVPlus2, Forest::kNone, Forest::kNone};
+    const Vertex ra = a_in ? find(a) : Forest::kNone;
+    const Vertex rb = b_in ? find(b) : Forest::kNone;
+    if (!a_in || !b_in) return {SmartCuckooCase::kVPlus1, ra, rb};
+    const bool a_max = forest_.is_maximal(ra);
+    const bool b_max = forest_.is_maximal(rb);
+    SmartCuckooCase kase;
+    if (ra == rb) {
+      kase = a_max ? SmartCuckooCase::kOneMaximal : SmartCuckooCase::kOneNonMaximal;
+    } else if (!a_max && !b_max) {
+      kase = SmartCuckooCase::kTwoNonMaximal;
+    } else if (a_max && b_max) {
+      kase = SmartCuckooCase::kTwoMaximal;
+    } else {
+      kase = SmartCuckooCase::kNonMaximalAndMaximal;
+    }
+    return {kase, ra, rb};
+  }
+
+  Classification classify_for_update(Vertex a, Vertex b) {
+    return classify_vertices(a, b, [this](Vertex v) { return forest_.find(v); });
+  }
+
+  template <bool kAssign>
+  InsertResult insert_impl(K&& key, V&& value) {
+    stats_.last_insert_kicks = 0;
+    const auto [a, b] = vertices_for(key);
+    if (Entry* present = locate(key, a, b)) {
+      if constexpr (kAssign) {
+        present->value = std::move(value);
+        return InsertResult::kUpdated;
+      } else {
+        return InsertResult::kExists;
+      }
+    }
+    // Algorithm 1.
+    Entry entry{std::move(key), std::move(value)};
+    const Classification c = classify_for_update(a, b);
+    ++stats_.case_counts[static_cast<std::size_t>(c.kase)];
+    std::uint64_t kicks = 0;
+    const PlaceOutcome outcome = place(c, a, b, entry, kicks);
+    stats_.last_insert_kicks = kicks;  // 0 unless placed: a failure changes nothing
+    stats_.total_kicks += kicks;
+    if (outcome == PlaceOutcome::kPlaced) {
+      ++stats_.inserts;
+      return InsertResult::kInserted;
+    }
+    if (outcome == PlaceOutcome::kPredictedFailure) {
+      ++stats_.predicted_failures;
+    } else {
+      ++stats_.kick_bound_exhaustions;
+    }
+    if (stash_.size() >= config_.stash_capacity) {
+      ++stats_.full_rejections;
+      return InsertResult::kFull;
+    }
+    stash_.push_back(std::move(entry));
+    ++stats_.stash_insertions;
+    ++stats_.inserts;
+    if (stash_.size() > stats_.max_stash_size) stats_.max_stash_size = stash_.size();
+    return InsertResult::kInserted;
+  }
+
+  // Places `entry` (candidate vertices a, b, classified as c) into the tables and
+  // updates the pseudoforest: Algorithm 1's dispatch, Algorithm 3 (DirectInsert) and
+  // Algorithm 4 (InDirectInsert). Moves from entry only when it returns kPlaced; on any
+  // other outcome nothing changed. `kicks` receives the displacements.
+  PlaceOutcome place(const Classification& c, Vertex a, Vertex b, Entry& entry,
+                     std::uint64_t& kicks) {
+    kicks = 0;
+    switch (c.kase) {
+      case SmartCuckooCase::kVPlus2:
+        // Algorithm 1 lines 4-7: a unique ID for the new subgraph, then DirectInsert;
+        // both buckets are free, so Algorithm 3 takes B[a].
+        forest_.create_subgraph(a, b);
+        store(a, b, entry);
+        return PlaceOutcome::kPlaced;
+      case SmartCuckooCase::kVPlus1: {
+        // Algorithm 1 lines 9-12: Union(a, b), then DirectInsert (Algorithm 3): B[a] if
+        // it is free, otherwise B[b], which then is the new, free vertex.
+        const bool a_in = c.root_a != Forest::kNone;
+        forest_.extend_subgraph(a_in ? c.root_a : c.root_b, a_in ? b : a);
+        if (!forest_.occupied(a)) {
+          store(a, b, entry);
+        } else {
+          store(b, a, entry);
+        }
+        return PlaceOutcome::kPlaced;
+      }
+      case SmartCuckooCase::kOneNonMaximal:
+        // Algorithm 4 lines 2-3: Kick-out(x, B[a]) inside the one non-maximal subgraph
+        // (a free candidate bucket is taken first); it becomes maximal.
+        return kick_in(c, a, b, entry, kicks, !forest_.occupied(b) ? b : a);
+      case SmartCuckooCase::kTwoNonMaximal:
+        // Algorithm 4 lines 4-6: Kick-out(x, B[a]) into a's tree (or B[b] if free), then
+        // Union(a, b): the merged subgraph is a tree whose free bucket is the other's.
+        return kick_in(c, a, b, entry, kicks,
+                       (forest_.occupied(a) && !forest_.occupied(b)) ? b : a);
+      case SmartCuckooCase::kNonMaximalAndMaximal:
+        // Algorithm 4 lines 7-13: enter at the candidate bucket of the non-maximal
+        // subgraph and follow its directed path to its free bucket; never walk into the
+        // maximal one. Then Union(a, b): the result is maximal.
+        return kick_in(c, a, b, entry, kicks, forest_.is_maximal(c.root_a) ? b : a);
+      case SmartCuckooCase::kTwoMaximal:
+      case SmartCuckooCase::kOneMaximal:
+        // Algorithm 4 lines 14-15: no placement exists. No kick; the caller stashes.
+        return PlaceOutcome::kPredictedFailure;
+    }
+    return PlaceOutcome::kPredictedFailure;
+  }
+
+  // The v+0 sub-cases (1)-(3): checks the walk from `start` against max_kicks before
+  // changing anything, then updates the counts (Union or one more edge) and kicks.
+  PlaceOutcome kick_in(const Classification& c, Vertex a, Vertex b, Entry& entry,
+                       std::uint64_t& kicks, Vertex start) {
+    const Vertex walk = forest_.walk_length(start, config_.max_kicks);
+    if (walk == Forest::kNone) return PlaceOutcome::kKickBoundHit;
+    assert(walk < forest_.vertex_count(forest_.find_root(start)));
+    if (c.root_a == c.root_b) {
+      forest_.add_edge_within(c.root_a);
+    } else {
+      forest_.unite(c.root_a, c.root_b);
+    }
+    kick_out(start, start == a ? b : a, entry);
+    kicks = walk;
+    return PlaceOutcome::kPlaced;
+  }
+
+  // Kick-out(x, B[start]): x takes B[start]; the item there moves to its alternate
+  // bucket, displacing the next, until a free bucket takes the last one. Each moved
+  // item's edge flips direction (it now points back to the bucket it left). REQUIRES:
+  // walk_length(start) succeeded, so the loop ends at a free bucket.
+  void kick_out(Vertex start, Vertex alternate, Entry& entry) {
+    Vertex at = start;
+    Vertex carried_alternate = alternate;
+    Entry carried = std::move(entry);
+    for (std::uint32_t kick = 0; kick <= config_.max_kicks; ++kick) {
+      if (!slots_[at]) {
+        slots_[at].emplace(std::move(carried));
+        forest_.link(at, carried_alternate);
+        ++table_items_;
+        return;
+      }
+      const Vertex next = forest_.out(at);
+      std::swap(*slots_[at], carried);
+      forest_.unlink(at);
+      forest_.link(at, carried_alternate);
+      carried_alternate = at;
+      at = next;
+    }
+    assert(false && "kick_out ran past the walk that walk_length() measured");
+  }
+
+  // Algorithm 3's B[v] <- x: v is free; the new edge points to `alternate`.
+  void store(Vertex v, Vertex alternate, Entry& entry) {
+    assert(!slots_[v]);
+    slots_[v].emplace(std::move(entry));
+    forest_.link(v, alternate);
+    ++table_items_;
+  }
+
+  // Algorithm 5: delete the item at v, then reassign IDs and counts of the piece(s) its
+  // subgraph splits into; finally move back the stash items that now fit.
+  void remove_from_table(Vertex v) {
+    const Vertex w = forest_.out(v);
+    slots_[v].reset();
+    --table_items_;
+    forest_.unlink(v);
+    forest_.split_after_unlink(v, w);
+    drain_stash();
+  }
+
+  // After a deletion: every stash item whose placement is no longer predicted to fail
+  // is placed (same algorithms as insert). Examines each stash item once.
+  void drain_stash() {
+    const std::size_t stash_bound = stash_.size();
+    std::size_t i = 0;
+    for (std::size_t examined = 0; examined < stash_bound; ++examined) {
+      Entry& e = stash_[i];
+      const auto [a, b] = vertices_for(e.key);
+      const Classification c = classify_for_update(a, b);
+      if (predicts_failure(c.kase)) {
+        ++i;
+        continue;
+      }
+      std::uint64_t kicks = 0;
+      const PlaceOutcome outcome = place(c, a, b, e, kicks);
+      stats_.total_kicks += kicks;
+      if (outcome == PlaceOutcome::kPlaced) {
+        stash_.erase(stash_.begin() + static_cast<std::ptrdiff_t>(i));
+        ++stats_.stash_reinsertions;
+      } else {
+        ++stats_.kick_bound_exhaustions;
+        ++i;
+      }
+    }
+  }
+
+  SmartCuckooConfig config_;
+  Hasher hasher_;
+  KeyEqual key_equal_;
+  std::uint64_t seed_;
+  std::size_t n_;                            // buckets per table
+  std::vector<std::optional<Entry>> slots_;  // indexed by vertex: T0 then T1
+  Forest forest_;
+  std::vector<Entry> stash_;
+  std::size_t table_items_ = 0;
+  SmartCuckooStats stats_;
+};
+
+template <class K, class V, class Hasher, class KeyEqual>
+std::optional<std::string> SmartCuckoo<K, V, Hasher, KeyEqual>::invariant_violation() const {
+  const std::size_t vertex_total = graph_vertices();
+  const auto at = [](std::size_t v) { return "vertex " + std::to_string(v); };
+  if (slots_.size() != vertex_total || forest_.vertex_slots() != vertex_total) {
+    return "table and pseudoforest sizes differ from 2 * table_size()";
+  }
+  if (std::string links = forest_.check_links(); !links.empty()) return links;
+  // Each return below names the first violation found.
+
+  // Items: each at one of its candidate vertices, its edge toward the other, once.
+  std::size_t occupied = 0;
+  for (Vertex v = 0; v < vertex_total; ++v) {
+    if (slots_[v].has_value() != forest_.occupied(v)) {
+      return at(v) + ": bucket occupancy and pseudoforest edge disagree";
+    }
+    if (!slots_[v]) continue;
+    ++occupied;
+    const auto [a, b] = vertices_for(slots_[v]->key);
+    if (v != a && v != b) return at(v) + ": holds a key whose candidates are elsewhere";
+    const Vertex other = v == a ? b : a;
+    if (forest_.out(v) != other) return at(v) + ": edge does not point to the alternate bucket";
+    if (slots_[other] && key_equal_(slots_[other]->key, slots_[v]->key)) {
+      return at(v) + ": its key is stored in both candidate buckets";
+    }
+    if (find_in_stash(slots_[v]->key)) return at(v) + ": its key is also in the stash";
+  }
+  if (occupied != table_items_) {
+    return "table holds " + std::to_string(occupied) + " items but counts " +
+           std::to_string(table_items_);
+  }
+
+  // Components from scratch: breadth-first search over an adjacency list of the items.
+  std::vector<std::size_t> degree(vertex_total + 1, 0);
+  for (Vertex v = 0; v < vertex_total; ++v) {
+    if (!forest_.occupied(v)) continue;
+    ++degree[v];
+    ++degree[forest_.out(v)];
+  }
+  std::vector<std::size_t> begin(vertex_total + 1, 0);
+  for (std::size_t v = 0; v < vertex_total; ++v) begin[v + 1] = begin[v] + degree[v];
+  std::vector<Vertex> adjacent(begin[vertex_total]);
+  std::vector<std::size_t> fill(begin.begin(), begin.end() - 1);
+  for (Vertex v = 0; v < vertex_total; ++v) {
+    if (!forest_.occupied(v)) continue;
+    adjacent[fill[v]++] = forest_.out(v);
+    adjacent[fill[forest_.out(v)]++] = v;
+  }
+  std::vector<bool> seen(vertex_total, false);
+  std::vector<bool> root_used(vertex_total, false);
+  std::vector<Vertex> queue;
+  for (Vertex s = 0; s < vertex_total; ++s) {
+    if (seen[s]) continue;
+    if (degree[s] == 0) {
+      if (forest_.in_forest(s)) return at(s) + ": has no edge but records a subgraph ID";
+      continue;
+    }
+    queue.assign(1, s);
+    seen[s] = true;
+    std::size_t edges = 0;
+    for (std::size_t head = 0; head < queue.size(); ++head) {  // bound: each vertex once
+      const Vertex x = queue[head];
+      if (forest_.occupied(x)) ++edges;
+      for (std::size_t k = begin[x]; k < begin[x + 1]; ++k) {
+        if (!seen[adjacent[k]]) {
+          seen[adjacent[k]] = true;
+          queue.push_back(adjacent[k]);
+        }
+      }
+    }
+    const std::size_t vertices = queue.size();
+    if (edges > vertices) {
+      return "component of " + at(s) + " has " + std::to_string(edges) + " edges but " +
+             std::to_string(vertices) + " vertices";
+    }
+    for (const Vertex x : queue) {
+      if (!forest_.in_forest(x)) return at(x) + ": has an edge but no subgraph ID";
+    }
+    const Vertex root = forest_.find_root(s);
+    if (forest_.recorded_id(root) != root) return at(root) + ": find() ended at a non-root";
+    for (const Vertex x : queue) {
+      if (forest_.find_root(x) != root) {
+        return at(x) + ": subgraph ID " + std::to_string(forest_.find_root(x)) +
+               " differs from " + std::to_string(root) + " of its component";
+      }
+    }
+    if (root_used[root]) return "subgraph ID " + std::to_string(root) + " names two components";
+    root_used[root] = true;
+    if (forest_.vertex_count(root) != vertices || forest_.edge_count(root) != edges) {
+      return "subgraph " + std::to_string(root) + " records " +
+             std::to_string(forest_.vertex_count(root)) + " vertices and " +
+             std::to_string(forest_.edge_count(root)) + " edges; recomputed " +
+             std::to_string(vertices) + " and " + std::to_string(edges);
+    }
+  }
+
+  // Stash: within capacity, keys distinct, each still unplaceable.
+  if (stash_.size() > config_.stash_capacity) return "stash exceeds its capacity";
+  for (std::size_t i = 0; i < stash_.size(); ++i) {
+    for (std::size_t j = i + 1; j < stash_.size(); ++j) {
+      if (key_equal_(stash_[i].key, stash_[j].key)) return "a key is in the stash twice";
+    }
+    const auto [a, b] = vertices_for(stash_[i].key);
+    if (stats_.kick_bound_exhaustions == 0 &&
+        !predicts_failure(
+            classify_vertices(a, b, [this](Vertex v) { return forest_.find_root(v); }).kase)) {
+      return "stash item " + std::to_string(i) + " could be placed in the tables";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace cuckoo
