@@ -1,0 +1,979 @@
+// CuckooMap: an exact key/value hash table using bucketized cuckoo hashing.
+//
+// Design
+// ------
+// Storage is one array of slots: bucket_count() buckets of SlotsPerBucket slots each,
+// followed by kStashSlots stash slots. A slot is empty or holds one (key, value) pair.
+//
+// Each key is hashed once, h = hasher(key, seed()). Its two candidate buckets are
+//     first  = reduce32(uint32(h >> 32), bucket_count())
+//     second = reduce32(uint32(h),       bucket_count())
+// (detail/map_layout.hpp; any bucket count works; first may equal second). The
+// invariant that every operation keeps, and check_invariants() verifies:
+//     every stored key sits in one of its two candidate buckets or in the stash, and
+//     no key is stored twice.
+// So find() looks at 2 * SlotsPerBucket slots and, only when the stash is not empty,
+// at the kStashSlots stash slots.
+//
+// insert() of a new key tries, in order:
+//   1. a free slot in either candidate bucket (the hot path);
+//   2. a bounded breadth-first search for a cuckoo path (detail/map_search.hpp): at most
+//      config.max_path_length items each move to their other bucket, the last one into a
+//      free slot. The moves run from the end of the path backwards, so each item leaves
+//      its slot only after it has been put in its other bucket: it is never missing;
+//   3. a free stash slot;
+//   4. growth: rebuild everything into a table with twice the buckets (clamped to
+//      max_capacity). A rebuild first places every item as a dry run on handles and
+//      only moves items once all of them, the new key included, have a place; if the
+//      dry run fails, it is retried with a derived seed, then at the next doubling, at
+//      most kMaxGrowthSteps doublings and kSeedsPerSize seeds each. Growth moves the
+//      distinct keys already stored plus the new key (which was checked absent), so it
+//      can never store a key twice. If every attempt fails, or the table is already at
+//      max_capacity, insert returns kFull and nothing has changed. Growth is refused
+//      (kFull) below kMinGrowthLoadPercent load: failing to place a key in so empty a
+//      table means the hasher gives many keys the same buckets, and doubling would not
+//      help (libcuckoo's minimum_load_factor has the same role).
+// erase() empties the slot; when the stash holds items, one whose candidate bucket just
+// got a free slot moves back into the table, so the stash drains as the load falls.
+//
+// Every loop has a named bound: SlotsPerBucket per bucket, kStashSlots for the stash,
+// kMaxPathLength and detail::kMapMaxBfsNodes for the search, kMaxGrowthSteps and
+// kSeedsPerSize for growth, the slot count for rebuilds and iteration.
+//
+// Thread safety: none. Calls on const objects (find, contains, iteration, serialize,
+// check_invariants, ...) may run concurrently with each other; any non-const call needs
+// exclusive access.
+//
+// Iterator, pointer and reference invalidation: an insert or insert_or_assign that
+// returns kInserted, an erase that returns true, clear(), reserve() that grows, and
+// assignment may move any item and invalidate every iterator and every pointer returned
+// by find(). Calls that return kExists, kUpdated or kFull move nothing (kUpdated changes
+// the value in place).
+//
+// Complexity: find / contains / erase look at most 2 * SlotsPerBucket + kStashSlots
+// slots. insert is expected O(1) amortized; a single insert costs at most one search of
+// kMapMaxBfsNodes nodes (each node hashes up to SlotsPerBucket keys) plus, when it
+// grows, O(capacity()) per rebuild attempt. Iteration is O(capacity()).
+#pragma once
+
+#include <algorithm>
+#include <cassert>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "detail/map_codec.hpp"
+#include "detail/map_layout.hpp"
+#include "detail/map_search.hpp"
+#include "detail/serial.hpp"
+#include "error.hpp"
+#include "hash.hpp"
+#include "status.hpp"
+
+namespace cuckoo {
+
+struct CuckooMapConfig {
+  // Default growth limit: 2^30 slots (24 GiB of uint64 -> uint64 slots). Raise it
+  // explicitly, up to CuckooMap::kMaxCapacity, for bigger tables.
+  static constexpr std::size_t kDefaultMaxCapacity = std::size_t{1} << 30;
+  // The longest cuckoo path a map may be configured to search.
+  static constexpr unsigned kMaxPathLengthLimit = detail::kMapMaxPathLength;
+
+  // Slots of the first table, rounded up to whole buckets (any bucket count: no rounding
+  // to powers of two). Must be >= 1, and once rounded, fit in max_capacity.
+  std::size_t initial_capacity = 64;
+  // Growth limit in slots: the table never has more than max_capacity / SlotsPerBucket
+  // buckets; an insert that would need more returns kFull. Must hold at least one bucket
+  // and be at most CuckooMap::kMaxCapacity.
+  std::size_t max_capacity = kDefaultMaxCapacity;
+  // Most items one insert may displace along a cuckoo path, 1..kMaxPathLengthLimit.
+  unsigned max_path_length = 5;
+  // Hash seed; absent: random_seed(). The map stores the seed it used (config().seed is
+  // always set), so any map can be rebuilt exactly.
+  std::optional<std::uint64_t> seed;
+
+  friend bool operator==(const CuckooMapConfig&, const CuckooMapConfig&) = default;
+};
+
+// Counters since construction (or deserialization); clear() keeps them. Diagnostic only:
+// not serialized, not compared by operator==.
+struct CuckooMapStats {
+  std::uint64_t inserts = 0;          // new keys stored
+  std::uint64_t updates = 0;          // values replaced by insert_or_assign
+  std::uint64_t erases = 0;           // keys removed by erase
+  std::uint64_t growths = 0;          // rebuilds into more buckets (insert or reserve)
+  std::uint64_t reseeds = 0;          // rebuilds that had to change the seed
+  std::uint64_t bfs_searches = 0;     // cuckoo path searches (inserts and rebuilds)
+  std::uint64_t bfs_failures = 0;     // searches that found no path
+  std::uint32_t longest_path = 0;     // most items displaced by one path
+  std::size_t stash_high_water = 0;   // most items ever in the stash at once
+  std::uint64_t full_rejections = 0;  // inserts answered kFull
+};
+
+// REQUIRES of the type parameters: K and V are nothrow move constructible; Hasher is a
+// full-avalanche 64-bit hash (both 32-bit halves are used as independent bucket
+// hashes: std::hash of an integer, the identity on libstdc++, is NOT suitable) and,
+// like KeyEqual, does not throw; equal keys hash equal.
+template <class K, class V, unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
+          class KeyEqual = std::equal_to<K>>
+  requires HasherFor<Hasher, K>
+class CuckooMap {
+  static_assert(SlotsPerBucket == 1 || SlotsPerBucket == 2 || SlotsPerBucket == 4 ||
+                    SlotsPerBucket == 8,
+                "SlotsPerBucket must be 1, 2, 4 or 8");
+  static_assert(std::is_nothrow_move_constructible_v<K> &&
+                    std::is_nothrow_move_constructible_v<V>,
+                "keys and values must be nothrow move constructible: items move during "
+                "cuckoo paths and rebuilds, which must not fail half way");
+  static_assert(std::is_invocable_r_v<bool, const KeyEqual&, const K&, const K&>,
+                "KeyEqual must compare two keys");
+
+ public:
+  using key_type = K;
+  using mapped_type = V;
+  using value_type = std::pair<K, V>;
+  using size_type = std::size_t;
+  using hasher = Hasher;
+  using key_equal = KeyEqual;
+
+  static constexpr unsigned kSlotsPerBucket = SlotsPerBucket;
+  // Items that fit nowhere in the table; searched by find / erase / insert.
+  static constexpr std::size_t kStashSlots = 8;
+  // Hard limits: bucket indices are 32-bit, and doubling stays within them.
+  static constexpr std::uint32_t kMaxBucketCount = std::uint32_t{1} << 31;
+  static constexpr std::uint64_t kMaxCapacity = std::uint64_t{kMaxBucketCount} * SlotsPerBucket;
+  static constexpr unsigned kMaxPathLength = detail::kMapMaxPathLength;
+  // Growth bounds (see the design comment).
+  static constexpr unsigned kMaxGrowthSteps = 3;
+  static constexpr unsigned kSeedsPerSize = 2;
+  static constexpr unsigned kMinGrowthLoadPercent = 5;
+  // reserve(n) sizes the table so that n items fill it to at most this load, a little
+  // below what the slot count reaches before the first failed insert (C3).
+  static constexpr unsigned kReserveLoadPercent = SlotsPerBucket == 1   ? 45
+                                                  : SlotsPerBucket == 2 ? 80
+                                                  : SlotsPerBucket == 4 ? 90
+                                                                        : 95;
+  // Serialization format version (payload documented at serialize()).
+  static constexpr std::uint8_t kFormatVersion = 1;
+  // deserialize() refuses tables whose slot array would take more bytes than this unless
+  // the caller passes a larger limit (a hostile header must not allocate gigabytes).
+  static constexpr std::size_t kDefaultMaxDeserializedTableBytes = std::size_t{256} << 20;
+
+ private:
+  using Slot = std::optional<value_type>;
+
+ public:
+  // A forward iterator over the items, table slots in bucket order first, then the
+  // stash. Items are read-only through it (a key must not change in place); change a
+  // value through find().
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = std::pair<K, V>;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type*;
+    using reference = const value_type&;
+
+    const_iterator() = default;
+    reference operator*() const { return **slot_; }
+    pointer operator->() const { return &**slot_; }
+    const_iterator& operator++() {
+      ++slot_;
+      skip_empty();
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator old = *this;
+      ++*this;
+      return old;
+    }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) {
+      return a.slot_ == b.slot_;
+    }
+
+   private:
+    friend class CuckooMap;
+    const_iterator(const Slot* slot, const Slot* end) : slot_(slot), end_(end) { skip_empty(); }
+    void skip_empty() {
+      while (slot_ != end_ && !slot_->has_value()) ++slot_;  // bounded by end_
+    }
+    const Slot* slot_ = nullptr;
+    const Slot* end_ = nullptr;
+  };
+  using iterator = const_iterator;
+
+  // ---- Construction -------------------------------------------------------------------
+
+  // Throws ConfigError naming the field if config is invalid (see CuckooMapConfig), before
+  // allocating anything; std::bad_alloc if the first table cannot be allocated.
+  explicit CuckooMap(const CuckooMapConfig& config = {}, Hasher hash_fn = {},
+                     KeyEqual equal_fn = {})
+      : config_(validated(config)),
+        seed_(*config_.seed),
+        bucket_count_(initial_bucket_count(config_)),
+        slots_(table_slots() + kStashSlots),
+        hasher_(std::move(hash_fn)),
+        key_eq_(std::move(equal_fn)) {}
+
+  CuckooMap(const CuckooMap&) = default;
+  CuckooMap& operator=(const CuckooMap&) = default;
+  // A moved-from map is empty with capacity() == 0; it allocates its initial table on
+  // the next insert and is otherwise fully usable.
+  CuckooMap(CuckooMap&& other) noexcept(std::is_nothrow_move_constructible_v<Hasher> &&
+                                        std::is_nothrow_move_constructible_v<KeyEqual>)
+      : config_(other.config_),
+        seed_(other.seed_),
+        bucket_count_(std::exchange(other.bucket_count_, 0)),
+        size_(std::exchange(other.size_, 0)),
+        stash_count_(std::exchange(other.stash_count_, 0)),
+        slots_(std::move(other.slots_)),
+        stats_(other.stats_),
+        hasher_(std::move(other.hasher_)),
+        key_eq_(std::move(other.key_eq_)) {
+    other.slots_.clear();
+  }
+  CuckooMap& operator=(CuckooMap&& other) noexcept(
+      std::is_nothrow_move_assignable_v<Hasher> && std::is_nothrow_move_assignable_v<KeyEqual>) {
+    if (this != &other) {
+      config_ = other.config_;
+      seed_ = other.seed_;
+      bucket_count_ = std::exchange(other.bucket_count_, 0);
+      size_ = std::exchange(other.size_, 0);
+      stash_count_ = std::exchange(other.stash_count_, 0);
+      slots_ = std::move(other.slots_);
+      other.slots_.clear();
+      stats_ = other.stats_;
+      hasher_ = std::move(other.hasher_);
+      key_eq_ = std::move(other.key_eq_);
+    }
+    return *this;
+  }
+  ~CuckooMap() = default;
+
+  // ---- Modifiers ----------------------------------------------------------------------
+
+  // Stores (key, value) unless key is present. Returns kInserted; kExists if the key was
+  // present (nothing changes, the stored value is kept); kFull if there is no room and
+  // the table may not or cannot grow (max_capacity reached, growth bounds exhausted,
+  // load below kMinGrowthLoadPercent, or the allocator failed): then nothing changed,
+  // every item is still stored and key is not.
+  InsertResult insert(const K& key, const V& value) { return insert_impl(key, value, false); }
+  InsertResult insert(K&& key, V&& value) {
+    return insert_impl(std::move(key), std::move(value), false);
+  }
+
+  // As insert, but a present key gets the new value: returns kUpdated (nothing moves).
+  InsertResult insert_or_assign(const K& key, const V& value) {
+    return insert_impl(key, value, true);
+  }
+  InsertResult insert_or_assign(K&& key, V&& value) {
+    return insert_impl(std::move(key), std::move(value), true);
+  }
+
+  // Removes key; returns whether it was present.
+  bool erase(const K& key);
+
+  // Removes every item; keeps bucket_count(), seed() and stats().
+  void clear() noexcept {
+    for (Slot& slot : slots_) slot.reset();
+    size_ = 0;
+    stash_count_ = 0;
+  }
+
+  // Grows the table, if needed, so that n items fill it to at most kReserveLoadPercent.
+  // Returns true if afterwards capacity() >= n * 100 / kReserveLoadPercent. Returns false,
+  // changing nothing, if that needs more than max_capacity slots or the rebuild fails
+  // (allocation failure, or a hasher that gives too many keys the same buckets). Never
+  // shrinks.
+  [[nodiscard]] bool reserve(std::size_t n);
+
+  // ---- Lookup -------------------------------------------------------------------------
+
+  // The value stored for key, or nullptr. The pointer is invalidated as described above.
+  V* find(const K& key) {
+    const std::size_t pos = position_of(key, hash_key(key));
+    return pos == kNoPosition ? nullptr : &slots_[pos]->second;
+  }
+  const V* find(const K& key) const {
+    const std::size_t pos = position_of(key, hash_key(key));
+    return pos == kNoPosition ? nullptr : &slots_[pos]->second;
+  }
+  bool contains(const K& key) const { return position_of(key, hash_key(key)) != kNoPosition; }
+
+  // ---- Size and shape -----------------------------------------------------------------
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  // Table slots (bucket_count() * SlotsPerBucket); the stash is not counted.
+  std::size_t capacity() const noexcept { return table_slots(); }
+  std::uint32_t bucket_count() const noexcept { return bucket_count_; }
+  // size() / capacity(); 0 for a moved-from map.
+  double load_factor() const noexcept {
+    return bucket_count_ == 0 ? 0.0
+                              : static_cast<double>(size_) / static_cast<double>(table_slots());
+  }
+  // The seed in use. It is the configured seed unless a growth had to reseed
+  // (stats().reseeds counts those).
+  std::uint64_t seed() const noexcept { return seed_; }
+  // The validated configuration; config().seed is the seed the map was created with.
+  const CuckooMapConfig& config() const noexcept { return config_; }
+  const CuckooMapStats& stats() const noexcept { return stats_; }
+  const Hasher& hash_function() const noexcept { return hasher_; }
+  const KeyEqual& key_eq() const noexcept { return key_eq_; }
+
+  // ---- Iteration ----------------------------------------------------------------------
+
+  // Visits each item exactly once, stash included. The order depends only on the seed,
+  // the configuration and the sequence of operations (deterministic).
+  const_iterator begin() const noexcept {
+    return const_iterator(slots_.data(), slots_.data() + slots_.size());
+  }
+  const_iterator end() const noexcept {
+    return const_iterator(slots_.data() + slots_.size(), slots_.data() + slots_.size());
+  }
+  const_iterator cbegin() const noexcept { return begin(); }
+  const_iterator cend() const noexcept { return end(); }
+
+  // ---- Introspection for the verification suite ---------------------------------------
+
+  // The two candidate buckets of key at the current bucket count and seed (see the
+  // design comment). {0, 0} for a moved-from map.
+  std::pair<std::uint32_t, std::uint32_t> buckets_of(const K& key) const {
+    if (bucket_count_ == 0) return {0, 0};
+    const detail::MapBucketPair pair = detail::map_buckets(hash_key(key), bucket_count_);
+    return {pair.first, pair.second};
+  }
+
+  // A hash value whose candidate buckets are {first, second} at bucket_count buckets, so
+  // that a test Hasher can place keys in chosen buckets.
+  // REQUIRES: first < bucket_count and second < bucket_count.
+  static constexpr std::uint64_t hash_for_buckets(std::uint32_t first, std::uint32_t second,
+                                                  std::uint32_t bucket_count) noexcept {
+    return detail::map_hash_for_buckets(first, second, bucket_count);
+  }
+
+  // Items currently in the stash.
+  std::size_t stash_size() const noexcept { return stash_count_; }
+
+  // Verifies the invariants: every stored key sits in one of its two candidate buckets or
+  // in the stash, no key is stored twice, and the item and stash counts match the slots.
+  // Returns an empty string if they hold, else a description of the first violation.
+  // O(capacity()); for tests and debugging.
+  std::string check_invariants() const;
+
+  // ---- Serialization (K and V integral or std::string) -------------------------------
+
+  // The map in the shared envelope (kind kCuckooMap, version kFormatVersion). Payload,
+  // little-endian:
+  //   u8  SlotsPerBucket
+  //   u64 initial_capacity, u64 max_capacity, u32 max_path_length, u64 config seed
+  //   u64 seed in use
+  //   u32 bucket_count
+  //   u64 item count, then per item in iteration order:
+  //       u64 position (bucket * SlotsPerBucket + slot; capacity() + i for stash slot i),
+  //       key, value (detail/map_codec.hpp: integers as sizeof bytes, strings u64
+  //       length + bytes)
+  // Positions are stored, so the deserialized map has the same layout: equal iteration
+  // order and byte-identical re-serialization.
+  std::vector<std::uint8_t> serialize() const
+    requires detail::MapCodable<K> && detail::MapCodable<V>;
+
+  // Rebuilds a map from serialize() output. Throws DeserializeError: envelope problems
+  // (see detail/serial.hpp); kBadConfig naming the field for a SlotsPerBucket mismatch,
+  // an invalid configuration, a bucket count of 0 or a table above max_table_bytes;
+  // kTruncated when the item count exceeds what the remaining bytes could hold (checked
+  // before allocating) or a field or string runs past the end; kInconsistent for a
+  // bucket count outside what the configuration allows, positions out of range or not
+  // increasing, a key outside its candidate buckets, a duplicate key; kTrailingBytes.
+  // Never reads out of bounds and never returns a half-built map.
+  static CuckooMap deserialize(std::span<const std::uint8_t> bytes, Hasher hash_fn = {},
+                               KeyEqual equal_fn = {},
+                               std::size_t max_table_bytes = kDefaultMaxDeserializedTableBytes)
+    requires detail::MapCodable<K> && detail::MapCodable<V>;
+
+  // Equal when both hold the same keys with equal values. Layout, capacity, seed,
+  // configuration and stats do not matter.
+  friend bool operator==(const CuckooMap& a, const CuckooMap& b)
+    requires std::equality_comparable<V>
+  {
+    if (a.size_ != b.size_) return false;
+    for (const value_type& item : a) {
+      const V* other = b.find(item.first);
+      if (other == nullptr || !(*other == item.second)) return false;
+    }
+    return true;
+  }
+
+ private:
+  static constexpr std::size_t kNoPosition = std::numeric_limits<std::size_t>::max();
+  static constexpr std::uint64_t kNoHandle = std::numeric_limits<std::uint64_t>::max();
+  static constexpr std::uint64_t kSeedStep = 0x9e3779b97f4a7c15ULL;
+
+  struct ConfigProblem {
+    const char* field;
+    std::string message;
+  };
+  struct RestoreTag {};
+
+  // Search adapter over the live table.
+  struct LiveView {
+    CuckooMap* map;
+    std::uint32_t bucket_count() const { return map->bucket_count_; }
+    bool occupied(std::uint32_t bucket, unsigned slot) const {
+      return map->slots_[slot_index(bucket, slot)].has_value();
+    }
+    std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
+      const std::uint64_t hash = map->hash_key(map->slots_[slot_index(bucket, slot)]->first);
+      return detail::map_alt_bucket(hash, bucket, map->bucket_count_);
+    }
+    void move_item(detail::MapSlotRef from, detail::MapSlotRef to) {
+      Slot& source = map->slots_[slot_index(from.bucket, from.slot)];
+      Slot& target = map->slots_[slot_index(to.bucket, to.slot)];
+      assert(source.has_value() && !target.has_value());
+      target.emplace(std::move(*source));
+      source.reset();
+    }
+  };
+
+  // Search adapter over the dry-run placement of a rebuild: handles instead of items.
+  struct PlanView {
+    std::vector<std::uint64_t>* placement;  // handle per new slot, or kNoHandle
+    const std::vector<std::uint64_t>* hashes;  // hash per handle under the new seed
+    std::uint32_t buckets;
+    std::uint32_t bucket_count() const { return buckets; }
+    bool occupied(std::uint32_t bucket, unsigned slot) const {
+      return (*placement)[slot_index(bucket, slot)] != kNoHandle;
+    }
+    std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
+      const std::uint64_t handle = (*placement)[slot_index(bucket, slot)];
+      return detail::map_alt_bucket((*hashes)[handle], bucket, buckets);
+    }
+    void move_item(detail::MapSlotRef from, detail::MapSlotRef to) {
+      std::uint64_t& source = (*placement)[slot_index(from.bucket, from.slot)];
+      (*placement)[slot_index(to.bucket, to.slot)] = source;
+      source = kNoHandle;
+    }
+  };
+
+  // Restores a deserialized table: config already validated.
+  CuckooMap(RestoreTag, const CuckooMapConfig& config, std::uint32_t bucket_count,
+            std::uint64_t seed, Hasher hash_fn, KeyEqual equal_fn)
+      : config_(config),
+        seed_(seed),
+        bucket_count_(bucket_count),
+        slots_(table_slots() + kStashSlots),
+        hasher_(std::move(hash_fn)),
+        key_eq_(std::move(equal_fn)) {}
+
+  static constexpr std::size_t slot_index(std::uint32_t bucket, unsigned slot) noexcept {
+    return std::size_t{bucket} * SlotsPerBucket + slot;
+  }
+  std::size_t table_slots() const noexcept { return std::size_t{bucket_count_} * SlotsPerBucket; }
+  static std::uint32_t initial_bucket_count(const CuckooMapConfig& config) noexcept {
+    return static_cast<std::uint32_t>(config.initial_capacity / SlotsPerBucket +
+                                      (config.initial_capacity % SlotsPerBucket != 0 ? 1 : 0));
+  }
+  std::uint32_t max_bucket_count() const noexcept {
+    return static_cast<std::uint32_t>(config_.max_capacity / SlotsPerBucket);
+  }
+
+  std::uint64_t hash_key(const K& key) const { return hash_with(key, seed_); }
+  std::uint64_t hash_with(const K& key, std::uint64_t seed) const {
+    return static_cast<std::uint64_t>(hasher_(key, seed));
+  }
+  bool holds(const Slot& slot, const K& key) const {
+    return slot.has_value() && key_eq_(slot->first, key);
+  }
+
+  // The hot lookup: two buckets, then the stash only if it holds anything.
+  std::size_t position_of(const K& key, std::uint64_t hash) const {
+    if (size_ == 0) return kNoPosition;  // also covers a moved-from map (no buckets)
+    const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+      if (holds(slots_[slot_index(pair.first, s)], key)) return slot_index(pair.first, s);
+    }
+    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+      if (holds(slots_[slot_index(pair.second, s)], key)) return slot_index(pair.second, s);
+    }
+    if (stash_count_ != 0) [[unlikely]] return stash_position_of(key);
+    return kNoPosition;
+  }
+  [[gnu::noinline]] std::size_t stash_position_of(const K& key) const {
+    const std::size_t stash = table_slots();
+    for (std::size_t i = 0; i < kStashSlots; ++i) {
+      if (holds(slots_[stash + i], key)) return stash + i;
+    }
+    return kNoPosition;
+  }
+
+  Slot* free_slot_in(std::uint32_t bucket) noexcept {
+    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+      Slot& slot = slots_[slot_index(bucket, s)];
+      if (!slot.has_value()) return &slot;
+    }
+    return nullptr;
+  }
+
+  template <class KK, class VV>
+  InsertResult insert_impl(KK&& key, VV&& value, bool assign) {
+    const std::uint64_t hash = hash_key(key);
+    const std::size_t pos = position_of(key, hash);
+    if (pos != kNoPosition) {
+      if (!assign) return InsertResult::kExists;
+      slots_[pos]->second = std::forward<VV>(value);
+      ++stats_.updates;
+      return InsertResult::kUpdated;
+    }
+    if (bucket_count_ != 0) [[likely]] {
+      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+      Slot* slot = free_slot_in(pair.first);
+      if (slot == nullptr) slot = free_slot_in(pair.second);
+      if (slot != nullptr) [[likely]] {
+        slot->emplace(std::forward<KK>(key), std::forward<VV>(value));
+        ++size_;
+        ++stats_.inserts;
+        return InsertResult::kInserted;
+      }
+    }
+    return insert_slow(value_type(std::forward<KK>(key), std::forward<VV>(value)), hash);
+  }
+
+  // Slow paths, out of line.
+  [[gnu::noinline]] InsertResult insert_slow(value_type&& item, std::uint64_t hash);
+  [[gnu::noinline]] InsertResult grow_and_insert(value_type&& item);
+  [[gnu::noinline]] void refill_from_stash(std::uint32_t bucket);
+  bool rebuild_with_seeds(std::uint32_t bucket_count, value_type* pending);
+  bool rebuild(std::uint32_t bucket_count, std::uint64_t seed, value_type* pending);
+  void note_stash_level() noexcept {
+    stats_.stash_high_water = std::max(stats_.stash_high_water, stash_count_);
+  }
+
+  static std::optional<ConfigProblem> check_config(const CuckooMapConfig& config);
+  static CuckooMapConfig validated(CuckooMapConfig config) {
+    if (std::optional<ConfigProblem> problem = check_config(config)) {
+      throw ConfigError(problem->field, problem->message);
+    }
+    if (!config.seed.has_value()) config.seed = random_seed();
+    return config;
+  }
+
+  CuckooMapConfig config_;
+  std::uint64_t seed_ = 0;
+  std::uint32_t bucket_count_ = 0;
+  std::size_t size_ = 0;
+  std::size_t stash_count_ = 0;
+  std::vector<Slot> slots_;  // table_slots() table slots, then kStashSlots stash slots
+  CuckooMapStats stats_;
+  detail::MapPathSearch<SlotsPerBucket> search_;
+  [[no_unique_address]] Hasher hasher_;
+  [[no_unique_address]] KeyEqual key_eq_;
+};
+
+// ---- Out-of-line definitions ------------------------------------------------------------
+
+#define CUCKOO_MAP_TEMPLATE                                                           \
+  template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual> \
+    requires HasherFor<Hasher, K>
+#define CUCKOO_MAP CuckooMap<K, V, SlotsPerBucket, Hasher, KeyEqual>
+
+CUCKOO_MAP_TEMPLATE
+bool CUCKOO_MAP::erase(const K& key) {
+  const std::size_t pos = position_of(key, hash_key(key));
+  if (pos == kNoPosition) return false;
+  slots_[pos].reset();
+  --size_;
+  ++stats_.erases;
+  if (pos >= table_slots()) {
+    --stash_count_;
+  } else if (stash_count_ != 0) [[unlikely]] {
+    refill_from_stash(static_cast<std::uint32_t>(pos / SlotsPerBucket));
+  }
+  return true;
+}
+
+CUCKOO_MAP_TEMPLATE
+void CUCKOO_MAP::refill_from_stash(std::uint32_t bucket) {
+  Slot* target = free_slot_in(bucket);
+  assert(target != nullptr);
+  const std::size_t stash = table_slots();
+  for (std::size_t i = 0; i < kStashSlots; ++i) {
+    Slot& slot = slots_[stash + i];
+    if (!slot.has_value()) continue;
+    const detail::MapBucketPair pair = detail::map_buckets(hash_key(slot->first), bucket_count_);
+    if (pair.first == bucket || pair.second == bucket) {
+      target->emplace(std::move(*slot));
+      slot.reset();
+      --stash_count_;
+      return;
+    }
+  }
+}
+
+CUCKOO_MAP_TEMPLATE
+InsertResult CUCKOO_MAP::insert_slow(value_type&& item, std::uint64_t hash) {
+  if (bucket_count_ != 0) {
+    const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+    LiveView view{this};
+    detail::MapCuckooPath path;
+    ++stats_.bfs_searches;
+    if (search_.find_path(view, pair.first, pair.second, config_.max_path_length, path)) {
+      detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
+      slots_[slot_index(path.hops[0].bucket, path.hops[0].slot)].emplace(std::move(item));
+      stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
+      ++size_;
+      ++stats_.inserts;
+      return InsertResult::kInserted;
+    }
+    ++stats_.bfs_failures;
+    if (stash_count_ < kStashSlots) {
+      const std::size_t stash = table_slots();
+      for (std::size_t i = 0; i < kStashSlots; ++i) {
+        if (!slots_[stash + i].has_value()) {
+          slots_[stash + i].emplace(std::move(item));
+          ++stash_count_;
+          ++size_;
+          ++stats_.inserts;
+          note_stash_level();
+          return InsertResult::kInserted;
+        }
+      }
+    }
+  }
+  return grow_and_insert(std::move(item));
+}
+
+CUCKOO_MAP_TEMPLATE
+InsertResult CUCKOO_MAP::grow_and_insert(value_type&& item) {
+  try {
+    const std::uint32_t initial = initial_bucket_count(config_);
+    if (bucket_count_ == 0 && rebuild_with_seeds(initial, &item)) {  // moved-from map
+      ++stats_.inserts;
+      return InsertResult::kInserted;
+    }
+    // size_ * 100 cannot overflow: size_ <= kMaxCapacity + kStashSlots < 2^35.
+    const bool worth_growing =
+        size_ * 100 >= std::size_t{kMinGrowthLoadPercent} * table_slots();
+    std::uint32_t target = std::max(bucket_count_, initial);
+    for (unsigned step = 0; worth_growing && step < kMaxGrowthSteps; ++step) {
+      if (target >= max_bucket_count()) break;
+      target = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(std::uint64_t{target} * 2, max_bucket_count()));
+      if (rebuild_with_seeds(target, &item)) {
+        ++stats_.growths;
+        ++stats_.inserts;
+        return InsertResult::kInserted;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    // A rebuild allocates everything before it moves anything: nothing changed.
+  }
+  ++stats_.full_rejections;
+  return InsertResult::kFull;
+}
+
+CUCKOO_MAP_TEMPLATE
+bool CUCKOO_MAP::reserve(std::size_t n) {
+  if (n > config_.max_capacity) return false;
+  // n <= max_capacity <= kMaxCapacity < 2^35: no overflow.
+  const std::uint64_t slots_needed =
+      (std::uint64_t{n} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
+  const std::uint64_t buckets_needed =
+      std::max<std::uint64_t>((slots_needed + SlotsPerBucket - 1) / SlotsPerBucket,
+                              bucket_count_ == 0 ? initial_bucket_count(config_) : 0);
+  if (buckets_needed <= bucket_count_) return true;
+  if (buckets_needed > max_bucket_count()) return false;
+  try {
+    if (rebuild_with_seeds(static_cast<std::uint32_t>(buckets_needed), nullptr)) {
+      ++stats_.growths;
+      return true;
+    }
+  } catch (const std::bad_alloc&) {
+    // Nothing changed.
+  }
+  return false;
+}
+
+CUCKOO_MAP_TEMPLATE
+bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, value_type* pending) {
+  for (unsigned attempt = 0; attempt < kSeedsPerSize; ++attempt) {
+    const std::uint64_t seed = attempt == 0 ? seed_ : detail::mix64(seed_ + kSeedStep * attempt);
+    if (rebuild(bucket_count, seed, pending)) {
+      if (attempt != 0) ++stats_.reseeds;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Rebuilds the table with bucket_count buckets and seed, adding *pending if given.
+// Phase 1 (may fail, may throw std::bad_alloc) allocates everything and places handles
+// (old slot positions; pending is handle slots_.size()) with the same search as insert.
+// Phase 2 (cannot fail) moves the items to their planned slots. Returns false, having
+// changed nothing but stats, when phase 1 cannot place every item.
+CUCKOO_MAP_TEMPLATE
+bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, value_type* pending) {
+  const std::size_t old_positions = slots_.size();
+  const std::size_t handle_count = old_positions + (pending != nullptr ? 1 : 0);
+  const std::size_t new_table_slots = std::size_t{bucket_count} * SlotsPerBucket;
+  std::vector<Slot> new_slots(new_table_slots + kStashSlots);
+  std::vector<std::uint64_t> hashes(handle_count, 0);
+  std::vector<std::uint64_t> placement(new_table_slots + kStashSlots, kNoHandle);
+  PlanView view{&placement, &hashes, bucket_count};
+  std::size_t new_stash_count = 0;
+  const auto item_of = [&](std::uint64_t handle) -> value_type& {
+    return handle == old_positions ? *pending : *slots_[handle];
+  };
+  const auto place_in = [&](std::uint32_t bucket, std::uint64_t handle) {
+    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+      std::uint64_t& slot = placement[slot_index(bucket, s)];
+      if (slot == kNoHandle) {
+        slot = handle;
+        return true;
+      }
+    }
+    return false;
+  };
+
+  for (std::size_t handle = 0; handle < handle_count; ++handle) {  // bounded by the slots
+    if (handle < old_positions && !slots_[handle].has_value()) continue;
+    const std::uint64_t hash = hash_with(item_of(handle).first, seed);
+    hashes[handle] = hash;
+    const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count);
+    if (place_in(pair.first, handle) || place_in(pair.second, handle)) continue;
+    detail::MapCuckooPath path;
+    ++stats_.bfs_searches;
+    if (search_.find_path(view, pair.first, pair.second, config_.max_path_length, path)) {
+      detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
+      placement[slot_index(path.hops[0].bucket, path.hops[0].slot)] = handle;
+      stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
+      continue;
+    }
+    ++stats_.bfs_failures;
+    if (new_stash_count == kStashSlots) return false;
+    placement[new_table_slots + new_stash_count] = handle;
+    ++new_stash_count;
+  }
+
+  for (std::size_t pos = 0; pos < placement.size(); ++pos) {
+    if (placement[pos] != kNoHandle) new_slots[pos].emplace(std::move(item_of(placement[pos])));
+  }
+  slots_.swap(new_slots);
+  bucket_count_ = bucket_count;
+  seed_ = seed;
+  stash_count_ = new_stash_count;
+  if (pending != nullptr) ++size_;
+  note_stash_level();
+  return true;
+}
+
+CUCKOO_MAP_TEMPLATE
+auto CUCKOO_MAP::check_config(const CuckooMapConfig& config) -> std::optional<ConfigProblem> {
+  const auto problem = [](const char* field, const std::string& message) {
+    return std::optional<ConfigProblem>(ConfigProblem{field, message});
+  };
+  const std::string b = std::to_string(SlotsPerBucket);
+  if (config.initial_capacity == 0) return problem("initial_capacity", "is 0, must be >= 1");
+  if (config.max_capacity < SlotsPerBucket) {
+    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
+                                       ", must hold at least one bucket of " + b + " slots");
+  }
+  if (config.max_capacity > kMaxCapacity) {
+    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
+                                       ", must be at most kMaxCapacity = " +
+                                       std::to_string(kMaxCapacity) + " slots");
+  }
+  if (config.max_capacity > std::vector<Slot>().max_size() - kStashSlots) {
+    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
+                                       " slots, more bytes than can be allocated");
+  }
+  if (config.initial_capacity > config.max_capacity) {
+    return problem("initial_capacity", "is " + std::to_string(config.initial_capacity) +
+                                           ", exceeds max_capacity " +
+                                           std::to_string(config.max_capacity));
+  }
+  if (initial_bucket_count(config) > config.max_capacity / SlotsPerBucket) {
+    return problem("initial_capacity",
+                   "is " + std::to_string(config.initial_capacity) + ", rounded up to whole " +
+                       b + "-slot buckets it exceeds max_capacity " +
+                       std::to_string(config.max_capacity));
+  }
+  if (config.max_path_length == 0 || config.max_path_length > kMaxPathLength) {
+    return problem("max_path_length", "is " + std::to_string(config.max_path_length) +
+                                          ", must be in 1.." + std::to_string(kMaxPathLength));
+  }
+  return std::nullopt;
+}
+
+CUCKOO_MAP_TEMPLATE
+std::string CUCKOO_MAP::check_invariants() const {
+  if (bucket_count_ == 0) {
+    return slots_.empty() && size_ == 0 && stash_count_ == 0
+               ? std::string()
+               : std::string("a map without buckets holds slots or items");
+  }
+  if (slots_.size() != table_slots() + kStashSlots) {
+    return "slot array has " + std::to_string(slots_.size()) + " slots, expected " +
+           std::to_string(table_slots() + kStashSlots);
+  }
+  std::size_t items = 0;
+  std::size_t stashed = 0;
+  for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
+    if (!slots_[pos].has_value()) continue;
+    ++items;
+    const std::uint64_t hash = hash_key(slots_[pos]->first);
+    if (pos < table_slots()) {
+      const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
+      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+      if (bucket != pair.first && bucket != pair.second) {
+        return "the key at slot " + std::to_string(pos) + " is in bucket " +
+               std::to_string(bucket) + ", its candidate buckets are " +
+               std::to_string(pair.first) + " and " + std::to_string(pair.second);
+      }
+    } else {
+      ++stashed;
+    }
+  }
+  if (items != size_) {
+    return std::to_string(items) + " slots hold items, size() is " + std::to_string(size_);
+  }
+  if (stashed != stash_count_) {
+    return std::to_string(stashed) + " stash slots hold items, the stash count is " +
+           std::to_string(stash_count_);
+  }
+  for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
+    if (!slots_[pos].has_value()) continue;
+    const std::size_t found = position_of(slots_[pos]->first, hash_key(slots_[pos]->first));
+    if (found != pos) {
+      return "the key at slot " + std::to_string(pos) +
+             (found == kNoPosition ? std::string(" is not found by a lookup")
+                                   : " is also stored at slot " + std::to_string(found));
+    }
+  }
+  return {};
+}
+
+CUCKOO_MAP_TEMPLATE
+std::vector<std::uint8_t> CUCKOO_MAP::serialize() const
+  requires detail::MapCodable<K> && detail::MapCodable<V>
+{
+  detail::ByteWriter w;
+  w.u8(static_cast<std::uint8_t>(SlotsPerBucket));
+  w.u64(config_.initial_capacity);
+  w.u64(config_.max_capacity);
+  w.u32(config_.max_path_length);
+  w.u64(*config_.seed);
+  w.u64(seed_);
+  // A moved-from map has no buckets and no items: it is written as an empty initial table.
+  w.u32(bucket_count_ == 0 ? initial_bucket_count(config_) : bucket_count_);
+  w.u64(size_);
+  for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
+    if (!slots_[pos].has_value()) continue;
+    w.u64(pos);
+    detail::MapCodec<K>::write(w, slots_[pos]->first);
+    detail::MapCodec<V>::write(w, slots_[pos]->second);
+  }
+  return detail::seal_envelope(detail::StructureKind::kCuckooMap, kFormatVersion, w);
+}
+
+CUCKOO_MAP_TEMPLATE
+CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher hash_fn,
+                                   KeyEqual equal_fn, std::size_t max_table_bytes)
+  requires detail::MapCodable<K> && detail::MapCodable<V>
+{
+  detail::ByteReader r =
+      detail::open_envelope(bytes, detail::StructureKind::kCuckooMap, kFormatVersion, "CuckooMap");
+  const std::uint8_t slots_per_bucket = r.u8("slots_per_bucket");
+  detail::require_config(slots_per_bucket == SlotsPerBucket, "slots_per_bucket",
+                         "is " + std::to_string(slots_per_bucket) + ", this map type has " +
+                             std::to_string(SlotsPerBucket));
+  CuckooMapConfig config;
+  const std::uint64_t initial_capacity = r.u64("initial_capacity");
+  const std::uint64_t max_capacity = r.u64("max_capacity");
+  detail::require_config(initial_capacity <= std::numeric_limits<std::size_t>::max(),
+                         "initial_capacity", "does not fit size_t");
+  detail::require_config(max_capacity <= std::numeric_limits<std::size_t>::max(), "max_capacity",
+                         "does not fit size_t");
+  config.initial_capacity = static_cast<std::size_t>(initial_capacity);
+  config.max_capacity = static_cast<std::size_t>(max_capacity);
+  config.max_path_length = r.u32("max_path_length");
+  config.seed = r.u64("config seed");
+  if (std::optional<ConfigProblem> problem = check_config(config)) {
+    detail::require_config(false, problem->field, problem->message);
+  }
+  const std::uint64_t seed = r.u64("seed");
+
+  const std::uint32_t bucket_count = r.u32("bucket_count");
+  detail::require_config(bucket_count >= 1, "bucket_count", "is 0, must be >= 1");
+  detail::require_consistent(
+      bucket_count >= initial_bucket_count(config) &&
+          bucket_count <= config.max_capacity / SlotsPerBucket,
+      "bucket_count " + std::to_string(bucket_count) + " is outside " +
+          std::to_string(initial_bucket_count(config)) + ".." +
+          std::to_string(config.max_capacity / SlotsPerBucket) +
+          ", the range that initial_capacity and max_capacity allow");
+  const std::uint64_t positions = std::uint64_t{bucket_count} * SlotsPerBucket + kStashSlots;
+  detail::require_config(positions <= max_table_bytes / sizeof(Slot), "bucket_count",
+                         std::to_string(bucket_count) + " buckets take more than the " +
+                             std::to_string(max_table_bytes) + " bytes max_table_bytes allows");
+
+  const std::uint64_t item_count = r.u64("item_count");
+  constexpr std::size_t kMinItemBytes =
+      8 + detail::MapCodec<K>::kMinBytes + detail::MapCodec<V>::kMinBytes;
+  if (item_count > r.remaining() / kMinItemBytes) {
+    throw DeserializeError(DeserializeErrc::kTruncated,
+                           "item_count " + std::to_string(item_count) + " needs at least " +
+                               std::to_string(kMinItemBytes) + " bytes per item, " +
+                               std::to_string(r.remaining()) + " bytes left");
+  }
+  detail::require_consistent(item_count <= positions,
+                             "item_count " + std::to_string(item_count) + " exceeds the " +
+                                 std::to_string(positions) + " slots");
+
+  CuckooMap map(RestoreTag{}, config, bucket_count, seed, std::move(hash_fn),
+                std::move(equal_fn));
+  const std::size_t table_slots = map.table_slots();
+  std::uint64_t next_position = 0;
+  for (std::uint64_t i = 0; i < item_count; ++i) {  // bounded by item_count <= positions
+    const std::uint64_t pos = r.u64("item position");
+    detail::require_consistent(pos >= next_position && pos < positions,
+                               "item " + std::to_string(i) + " position " + std::to_string(pos) +
+                                   " is not increasing or not below " +
+                                   std::to_string(positions));
+    next_position = pos + 1;
+    K key = detail::MapCodec<K>::read(r, "item key");
+    V value = detail::MapCodec<V>::read(r, "item value");
+    const std::uint64_t hash = map.hash_key(key);
+    if (pos < table_slots) {
+      const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
+      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count);
+      detail::require_consistent(bucket == pair.first || bucket == pair.second,
+                                 "item " + std::to_string(i) + " is in bucket " +
+                                     std::to_string(bucket) + ", its candidate buckets are " +
+                                     std::to_string(pair.first) + " and " +
+                                     std::to_string(pair.second));
+    }
+    detail::require_consistent(map.position_of(key, hash) == kNoPosition,
+                               "item " + std::to_string(i) + " repeats a key");
+    map.slots_[pos].emplace(std::move(key), std::move(value));
+    ++map.size_;
+    if (pos >= table_slots) ++map.stash_count_;
+  }
+  r.expect_end("the CuckooMap items");
+  map.note_stash_level();
+  return map;
+}
+
+#undef CUCKOO_MAP
+#undef CUCKOO_MAP_TEMPLATE
+
+}  // namespace cuckoo
