@@ -1,0 +1,320 @@
+// Sequential specifications of one key, for the linearizability checker (claim C10).
+//
+// A multiset or map is linearizable iff the sub-history of every key is linearizable
+// against the specification of a single key (P-compositionality: the operations on
+// different keys commute and each operation names one key). So a specification here
+// describes ONE key: its state is the number of copies (multiset) or the optional value
+// (map), and apply() says whether an operation with its recorded result is legal in a
+// state and, if so, which state follows. size() names no key; the checker handles it
+// (see linearizability.hpp).
+//
+// Every specification is deterministic: the operation together with its result decides
+// the next state. That is what lets the checker memoize (linearized set, state) pairs.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "cuckoo/stress/history.hpp"
+
+namespace cuckoo::stress {
+
+// How an operation, given its result, changes the number of stored items. Used by the
+// size() bound check, which counts the operations that must or may have taken effect.
+enum class SizeEffect : std::uint8_t {
+  kNone,       // leaves the count unchanged
+  kAdds,       // adds exactly one item
+  kRemoves,    // removes exactly one item
+  kMayRemove,  // removes one item or none (erase under the aliasing relaxation)
+};
+
+// What the checker needs from a per-key specification.
+//   initial()               state of a key never touched
+//   apply(s, op, why)       the state after `op` (with its recorded result) in state s,
+//                           or nullopt if that result is illegal in s; when `why` is not
+//                           null and the result is illegal, *why says why in one sentence
+//   describe(s), hash(s)    for messages and the memo table
+//   supports(kind)          false for kinds the specification does not define
+//   size_effect(op)         see SizeEffect
+//   size_of(s)              the key's contribution to size() in state s
+template <class S>
+concept KeySpec = std::copyable<typename S::State> && std::equality_comparable<typename S::State> &&
+    requires(const S& spec, const typename S::State& state, const Operation& op, std::string* why) {
+  { spec.initial() } -> std::same_as<typename S::State>;
+  { spec.apply(state, op, why) } -> std::same_as<std::optional<typename S::State>>;
+  { spec.describe(state) } -> std::same_as<std::string>;
+  { spec.hash(state) } -> std::same_as<std::size_t>;
+  { spec.supports(op.kind) } -> std::same_as<bool>;
+  { spec.size_effect(op) } -> std::same_as<SizeEffect>;
+  { spec.size_of(state) } -> std::same_as<std::uint64_t>;
+  { spec.name() } -> std::same_as<std::string_view>;
+};
+
+namespace detail {
+
+inline std::size_t mix_hash(std::uint64_t x) noexcept {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return static_cast<std::size_t>(x);
+}
+
+// Sets *why (if asked for) and returns "illegal".
+template <class State>
+std::optional<State> illegal(std::string* why, std::string message) {
+  if (why != nullptr) *why = std::move(message);
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+// A multiset of keys with the semantics of an approximate membership filter with
+// duplicates (DESIGN.md, MultisetModel), or of an exact std::multiset. Per key the state
+// is the number of copies stored.
+//
+//   insert -> inserted          adds a copy; illegal if max_copies is known and reached
+//   insert -> full              always legal (the structure may be full of other keys);
+//                               nothing changes
+//   insert -> duplicate_limit   legal if max_copies is unknown or the count has reached it;
+//                               nothing changes
+//   insert -> exists / updated  illegal (no multiset returns them)
+//   erase  -> true              removes a copy; on an absent key illegal unless
+//                               erase_absent_may_succeed (fingerprint aliasing: the filter
+//                               removed another key's equal fingerprint; this key's count
+//                               stays 0)
+//   erase  -> false             legal iff the key is absent
+//   contains -> true            legal if present; if absent only when
+//                               contains_may_be_false_positive
+//   contains -> false           legal iff absent (a false negative is never allowed: C1)
+class MultisetSpec {
+ public:
+  using State = std::uint64_t;  // copies of the key currently stored
+
+  struct Options {
+    // A filter may answer yes for an absent key (false positive).
+    bool contains_may_be_false_positive = true;
+    // A filter may report success when erasing a key it does not hold, because another
+    // key's equal fingerprint sat in one of its buckets. Off by default: erasing an item
+    // never inserted is a precondition violation for cuckoo filters, so drivers that
+    // check filters erase only keys they own and know to be present.
+    bool erase_absent_may_succeed = false;
+    // Most copies of one key the subject may hold (cuckoo filter: 2b); unknown if empty.
+    std::optional<std::uint64_t> max_copies;
+  };
+
+  // The filter semantics with default Options.
+  MultisetSpec() = default;
+  explicit MultisetSpec(Options options) : options_(options) {}
+
+  // An exact multiset (std::multiset): contains is exact, erase of an absent key fails.
+  static MultisetSpec exact() {
+    Options options;
+    options.contains_may_be_false_positive = false;
+    return MultisetSpec(options);
+  }
+
+  // An approximate filter: false positives allowed; the other relaxations as given.
+  static MultisetSpec filter(std::optional<std::uint64_t> max_copies = std::nullopt,
+                             bool erase_absent_may_succeed = false) {
+    Options options;
+    options.max_copies = max_copies;
+    options.erase_absent_may_succeed = erase_absent_may_succeed;
+    return MultisetSpec(options);
+  }
+
+  const Options& options() const noexcept { return options_; }
+
+  std::string_view name() const noexcept {
+    return options_.contains_may_be_false_positive ? "multiset (filter semantics)"
+                                                   : "multiset (exact)";
+  }
+
+  State initial() const noexcept { return 0; }
+
+  bool supports(OpKind kind) const noexcept {
+    return kind == OpKind::kInsert || kind == OpKind::kErase || kind == OpKind::kContains ||
+           kind == OpKind::kSize;
+  }
+
+  std::optional<State> apply(const State& count, const Operation& op, std::string* why) const {
+    switch (op.kind) {
+      case OpKind::kInsert: {
+        const InsertOutcome outcome = std::get<InsertOutcome>(op.result);
+        switch (outcome) {
+          case InsertOutcome::kInserted:
+            if (options_.max_copies && count >= *options_.max_copies) {
+              return detail::illegal<State>(
+                  why, "insert returned inserted but the key already has " + std::to_string(count) +
+                           " copies, the most allowed (max_copies)");
+            }
+            return count + 1;
+          case InsertOutcome::kFull: return count;
+          case InsertOutcome::kDuplicateLimit:
+            if (options_.max_copies && count < *options_.max_copies) {
+              return detail::illegal<State>(
+                  why, "insert returned duplicate_limit but the key has only " +
+                           std::to_string(count) + " of " + std::to_string(*options_.max_copies) +
+                           " allowed copies");
+            }
+            return count;
+          case InsertOutcome::kExists:
+          case InsertOutcome::kUpdated:
+            return detail::illegal<State>(
+                why, "a multiset insert never returns " + std::string(to_string(outcome)));
+        }
+        return detail::illegal<State>(why, "unknown insert outcome");
+      }
+      case OpKind::kErase:
+        if (std::get<bool>(op.result)) {
+          if (count > 0) return count - 1;
+          if (options_.erase_absent_may_succeed) return count;
+          return detail::illegal<State>(why, "erase returned true but the key is absent");
+        }
+        if (count == 0) return count;
+        return detail::illegal<State>(
+            why, "erase returned false but the key has " + std::to_string(count) + " copies");
+      case OpKind::kContains:
+        if (std::get<bool>(op.result)) {
+          if (count > 0 || options_.contains_may_be_false_positive) return count;
+          return detail::illegal<State>(why, "contains returned true but the key is absent");
+        }
+        if (count == 0) return count;
+        return detail::illegal<State>(
+            why, "contains returned false (a false negative) but the key has " +
+                     std::to_string(count) + " copies");
+      case OpKind::kFind:
+      case OpKind::kInsertOrAssign:
+      case OpKind::kSize: break;
+    }
+    return detail::illegal<State>(
+        why, std::string(to_string(op.kind)) + " is not a per-key multiset operation");
+  }
+
+  SizeEffect size_effect(const Operation& op) const noexcept {
+    if (op.kind == OpKind::kInsert &&
+        std::get<InsertOutcome>(op.result) == InsertOutcome::kInserted) {
+      return SizeEffect::kAdds;
+    }
+    if (op.kind == OpKind::kErase && std::get<bool>(op.result)) {
+      return options_.erase_absent_may_succeed ? SizeEffect::kMayRemove : SizeEffect::kRemoves;
+    }
+    return SizeEffect::kNone;
+  }
+
+  std::uint64_t size_of(const State& count) const noexcept { return count; }
+  std::string describe(const State& count) const { return std::to_string(count) + " copies"; }
+  std::size_t hash(const State& count) const noexcept { return detail::mix_hash(count); }
+
+ private:
+  Options options_;
+};
+
+// An exact map from key to value (CuckooMap, ClassicCuckoo, SmartCuckoo; DESIGN.md
+// MapModel). Per key the state is the value, or none when absent.
+//
+//   insert(k, v)           inserted iff absent (then holds v); exists iff present
+//                          (unchanged); full only when absent (unchanged)
+//   insert_or_assign(k, v) inserted iff absent, updated iff present (holds v either way);
+//                          full only when absent (unchanged)
+//   erase(k)               true iff present (then absent)
+//   find(k)                the value iff present, none iff absent
+//   contains(k)            true iff present
+// Exact: no relaxation. "full" on a present key is illegal because an exact table looks
+// the key up before it looks for room.
+class MapSpec {
+ public:
+  using State = std::optional<std::uint64_t>;
+
+  std::string_view name() const noexcept { return "map"; }
+  State initial() const noexcept { return std::nullopt; }
+
+  bool supports(OpKind kind) const noexcept {
+    (void)kind;
+    return true;
+  }
+
+  std::optional<State> apply(const State& value, const Operation& op, std::string* why) const {
+    switch (op.kind) {
+      case OpKind::kInsert:
+      case OpKind::kInsertOrAssign: {
+        const bool assign = op.kind == OpKind::kInsertOrAssign;
+        const InsertOutcome outcome = std::get<InsertOutcome>(op.result);
+        switch (outcome) {
+          case InsertOutcome::kInserted:
+            if (!value) return State{op.value};
+            return detail::illegal<State>(why, std::string(to_string(op.kind)) +
+                                                   " returned inserted but the key holds " +
+                                                   std::to_string(*value));
+          case InsertOutcome::kExists:
+            if (assign) break;
+            if (value) return value;
+            return detail::illegal<State>(why, "insert returned exists but the key is absent");
+          case InsertOutcome::kUpdated:
+            if (!assign) break;
+            if (value) return State{op.value};
+            return detail::illegal<State>(
+                why, "insert_or_assign returned updated but the key is absent");
+          case InsertOutcome::kFull:
+            if (!value) return value;
+            return detail::illegal<State>(why, std::string(to_string(op.kind)) +
+                                                   " returned full but the key is present (holds " +
+                                                   std::to_string(*value) + ")");
+          case InsertOutcome::kDuplicateLimit: break;
+        }
+        return detail::illegal<State>(why, std::string(to_string(op.kind)) + " never returns " +
+                                               std::string(to_string(outcome)) + " on a map");
+      }
+      case OpKind::kErase:
+        if (std::get<bool>(op.result) == value.has_value()) return State{};
+        return detail::illegal<State>(
+            why, value ? "erase returned false but the key holds " + std::to_string(*value)
+                       : std::string("erase returned true but the key is absent"));
+      case OpKind::kContains:
+        if (std::get<bool>(op.result) == value.has_value()) return value;
+        return detail::illegal<State>(
+            why, value ? "contains returned false but the key holds " + std::to_string(*value)
+                       : std::string("contains returned true but the key is absent"));
+      case OpKind::kFind: {
+        const auto& found = std::get<std::optional<std::uint64_t>>(op.result);
+        if (found == value) return value;
+        return detail::illegal<State>(
+            why, "find returned " + (found ? std::to_string(*found) : std::string("none")) +
+                     " but the key " +
+                     (value ? "holds " + std::to_string(*value) : std::string("is absent")));
+      }
+      case OpKind::kSize: break;
+    }
+    return detail::illegal<State>(why, "size is not a per-key map operation");
+  }
+
+  SizeEffect size_effect(const Operation& op) const noexcept {
+    if ((op.kind == OpKind::kInsert || op.kind == OpKind::kInsertOrAssign) &&
+        std::get<InsertOutcome>(op.result) == InsertOutcome::kInserted) {
+      return SizeEffect::kAdds;
+    }
+    if (op.kind == OpKind::kErase && std::get<bool>(op.result)) return SizeEffect::kRemoves;
+    return SizeEffect::kNone;
+  }
+
+  std::uint64_t size_of(const State& value) const noexcept { return value ? 1 : 0; }
+
+  std::string describe(const State& value) const {
+    return value ? "holds " + std::to_string(*value) : std::string("absent");
+  }
+
+  std::size_t hash(const State& value) const noexcept {
+    return value ? detail::mix_hash(*value) : std::size_t{0x5bd1e995};
+  }
+};
+
+static_assert(KeySpec<MultisetSpec>);
+static_assert(KeySpec<MapSpec>);
+
+}  // namespace cuckoo::stress
