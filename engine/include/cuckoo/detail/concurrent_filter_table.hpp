@@ -1,0 +1,409 @@
+// Storage of the striped concurrent filter (internal): the placement rule shared with
+// BasicCuckooFilter, a bucket table of atomic 64-bit words, and the lock-protected stash.
+//
+// Placement. FilterHashRule derives (bucket1, bucket2, fingerprint) from a 64-bit hash
+// exactly as BasicCuckooFilter does (see the design comment of cuckoo_filter.hpp):
+// i1 = reduce32(h >> 32, n), fp = h & (2^f - 1) or 1 if that is 0, alt_bucket(i, fp) =
+// (reduce32(mix64(fp) >> 32, n) - i) mod n. So an item has the same buckets and
+// fingerprint in the concurrent and the single-threaded filter of one configuration and
+// seed (a test checks this).
+//
+// Why not detail::PackedTable. The packed table lets an f-bit field straddle bytes and
+// words shared with the neighbouring bucket, and writes by read-modify-write of 8 bytes
+// at any byte offset. Under striped locks two neighbouring buckets may be written at
+// the same time under different stripes, and optimistic readers read without locks; so
+// the concurrent table needs (1) every word to belong to buckets of one stripe and (2)
+// every access to be atomic (plain loads racing with stores are data races, and
+// ThreadSanitizer reports them).
+//
+// Layout. Slots are lanes of w bits, w the smallest of 8, 16, 32 that holds f bits
+// (lane_bits_for). Bucket i occupies lanes i * b .. i * b + b - 1 of an array of
+// std::atomic<std::uint64_t> words, 64 / w lanes a word. Since b and w are powers of two,
+// either a bucket fits in one word (b * w <= 64: buckets_per_word = 64 / (b * w) whole
+// buckets share a word) or it spans words_per_bucket = b * w / 64 whole words. Buckets
+// that share a word form a "word group" (bucket / buckets_per_word); the filter maps
+// every bucket of a group to the same lock stripe, so each word has one writer at a time.
+// Memory: w / f times the packed table's (1 for f = 8, 16, 32; 4/3 for f = 12; 2 for
+// f = 4), plus the lock stripes. A simpler one-slot-per-std::atomic<uint32_t> layout
+// would cost 32 / f times (2.67 for f = 12).
+//
+// Access. get()/find()/count() load words with acquire, set() stores them with release
+// (the seqlock discipline of concurrent_filter_locks.hpp). Writers (set, try_place,
+// remove_one, clear) REQUIRE the stripe of the bucket held; readers may run without
+// locks, but then see a consistent bucket only inside a validated OptimisticRead.
+//
+// SWAR match. As in PackedTable: with lo a 1 at the low bit of every lane of the bucket
+// and hi a 1 at the high bit, v = word ^ (fp * lo), z = (v - lo) & ~v & hi is nonzero
+// iff some lane of the bucket equals fp, and its lowest set bit is in the lowest such
+// lane. The masks cover only the bucket's own lanes: lanes of other buckets in the word
+// below it are not subtracted from (no borrow enters the bucket), and a borrow leaving
+// its top lane lands outside hi.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cuckoo/cuckoo_filter.hpp"
+#include "cuckoo/detail/concurrent_filter_locks.hpp"
+#include "cuckoo/hash.hpp"
+
+namespace cuckoo::detail {
+
+// BasicCuckooFilter's derivation of buckets and fingerprint from a hash.
+class FilterHashRule {
+ public:
+  FilterHashRule(std::uint32_t bucket_count, unsigned fingerprint_bits) noexcept
+      : bucket_count_(bucket_count), fp_mask_((std::uint64_t{1} << fingerprint_bits) - 1) {}
+
+  CuckooFilterPlacement placement(std::uint64_t h) const noexcept {
+    const auto i1 = reduce32(static_cast<std::uint32_t>(h >> 32), bucket_count_);
+    auto fp = static_cast<std::uint32_t>(h & fp_mask_);
+    if (fp == 0) fp = 1;
+    return {i1, alt_bucket(i1, fp), fp};
+  }
+
+  // The other bucket of a fingerprint stored in bucket i; an involution in i.
+  // REQUIRES: i < bucket_count.
+  std::uint32_t alt_bucket(std::uint32_t i, std::uint32_t fp) const noexcept {
+    assert(i < bucket_count_);
+    const auto t = reduce32(static_cast<std::uint32_t>(mix64(fp) >> 32), bucket_count_);
+    return t >= i ? t - i : bucket_count_ - i + t;  // (t - i) mod n without overflow
+  }
+
+  std::uint32_t bucket_count() const noexcept { return bucket_count_; }
+
+ private:
+  std::uint32_t bucket_count_;
+  std::uint64_t fp_mask_;
+};
+
+class AtomicBucketTable {
+ public:
+  static constexpr unsigned kWordBits = 64;
+  static constexpr int kNoSlot = -1;
+
+  static constexpr unsigned lane_bits_for(unsigned fingerprint_bits) noexcept {
+    return fingerprint_bits <= 8 ? 8U : fingerprint_bits <= 16 ? 16U : 32U;
+  }
+
+  // Words for a table; cannot overflow for bucket_count < 2^32 and slots <= 8.
+  static constexpr std::uint64_t word_count_for(std::uint64_t bucket_count, unsigned slots,
+                                                unsigned fingerprint_bits) noexcept {
+    const std::uint64_t lanes_per_word = kWordBits / lane_bits_for(fingerprint_bits);
+    return (bucket_count * slots + lanes_per_word - 1) / lanes_per_word;
+  }
+  static constexpr std::uint64_t bytes_for(std::uint64_t bucket_count, unsigned slots,
+                                           unsigned fingerprint_bits) noexcept {
+    return word_count_for(bucket_count, slots, fingerprint_bits) * sizeof(std::uint64_t);
+  }
+
+  // REQUIRES: bucket_count >= 1, slots in {1, 2, 4, 8}, fingerprint_bits in 4..32, and
+  // the caller has checked that bytes_for() is acceptable. All slots start empty.
+  AtomicBucketTable(std::uint32_t bucket_count, unsigned slots, unsigned fingerprint_bits)
+      : bucket_count_(bucket_count),
+        slots_(slots),
+        lane_bits_(lane_bits_for(fingerprint_bits)),
+        lanes_per_word_(kWordBits / lane_bits_),
+        word_count_(static_cast<std::size_t>(word_count_for(bucket_count, slots, fingerprint_bits))),
+        // Value-initialized: every std::atomic<std::uint64_t> starts at 0 (all empty).
+        words_(std::make_unique<std::atomic<std::uint64_t>[]>(word_count_)) {
+    assert(bucket_count >= 1 && std::has_single_bit(slots) && slots <= 8);
+    const unsigned bucket_bits = slots * lane_bits_;
+    if (bucket_bits <= kWordBits) {
+      buckets_per_word_ = kWordBits / bucket_bits;
+      words_per_bucket_ = 1;
+      masks_ = make_masks(slots, lane_bits_);
+    } else {
+      buckets_per_word_ = 1;
+      words_per_bucket_ = bucket_bits / kWordBits;
+      masks_ = make_masks(lanes_per_word_, lane_bits_);
+    }
+    group_shift_ = static_cast<unsigned>(std::countr_zero(buckets_per_word_));
+  }
+
+  std::uint32_t bucket_count() const noexcept { return bucket_count_; }
+  unsigned slots() const noexcept { return slots_; }
+  unsigned lane_bits() const noexcept { return lane_bits_; }
+  unsigned buckets_per_word() const noexcept { return buckets_per_word_; }
+  unsigned words_per_bucket() const noexcept { return words_per_bucket_; }
+  std::size_t memory_bytes() const noexcept { return word_count_ * sizeof(std::uint64_t); }
+
+  // The word group of a bucket: buckets of one group share words, so they must share
+  // a lock stripe.
+  std::uint32_t word_group(std::uint32_t bucket) const noexcept { return bucket >> group_shift_; }
+
+  // The fingerprint in a slot, 0 if empty. REQUIRES: bucket < bucket_count(),
+  // slot < slots().
+  std::uint32_t get(std::uint32_t bucket, unsigned slot) const noexcept {
+    const Lane l = lane(bucket, slot);
+    return static_cast<std::uint32_t>((load(l.word) >> l.shift) & lane_mask());
+  }
+
+  // REQUIRES: the bucket's stripe held; value < 2^lane_bits().
+  void set(std::uint32_t bucket, unsigned slot, std::uint32_t value) noexcept {
+    const Lane l = lane(bucket, slot);
+    assert(std::uint64_t{value} <= lane_mask());
+    // relaxed load: the stripe lock makes us the word's only writer, and we read our
+    // own (or the previous holder's, ordered by the lock) latest value.
+    const std::uint64_t w = words_[l.word].load(std::memory_order_relaxed);
+    const std::uint64_t updated = (w & ~(lane_mask() << l.shift)) | (std::uint64_t{value} << l.shift);
+    // release: see the seqlock memory-order note in concurrent_filter_locks.hpp.
+    words_[l.word].store(updated, std::memory_order_release);
+  }
+
+  // The first slot of `bucket` holding fp (fp = 0: the first empty slot), or kNoSlot.
+  int find(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    assert(bucket < bucket_count_);
+    if (words_per_bucket_ == 1) {
+      const std::size_t word = bucket >> group_shift_;
+      const unsigned shift = (bucket & (buckets_per_word_ - 1)) * slots_ * lane_bits_;
+      const std::uint64_t z = match(load(word), fp, masks_.lo << shift, masks_.hi << shift);
+      if (z == 0) return kNoSlot;
+      return static_cast<int>((static_cast<unsigned>(std::countr_zero(z)) - shift) / lane_bits_);
+    }
+    const std::size_t first = std::size_t{bucket} * words_per_bucket_;
+    for (unsigned j = 0; j < words_per_bucket_; ++j) {  // bound: words_per_bucket_ <= 4
+      const std::uint64_t z = match(load(first + j), fp, masks_.lo, masks_.hi);
+      if (z != 0) {
+        return static_cast<int>(j * lanes_per_word_ +
+                                static_cast<unsigned>(std::countr_zero(z)) / lane_bits_);
+      }
+    }
+    return kNoSlot;
+  }
+
+  bool contains(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    return find(bucket, fp) != kNoSlot;
+  }
+
+  // find() one slot at a time; the reference the SWAR path is tested against.
+  int find_reference(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    for (unsigned s = 0; s < slots_; ++s) {  // bound: slots_ <= 8
+      if (get(bucket, s) == fp) return static_cast<int>(s);
+    }
+    return kNoSlot;
+  }
+
+  // Slots of `bucket` holding fp. Consistent only with the stripe held.
+  unsigned count(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    unsigned n = 0;
+    for (unsigned s = 0; s < slots_; ++s) n += get(bucket, s) == fp ? 1U : 0U;  // bound: slots_
+    return n;
+  }
+
+  // Stores fp in the first empty slot; false (nothing changed) if the bucket is full.
+  // REQUIRES: the bucket's stripe held; fp != 0.
+  bool try_place(std::uint32_t bucket, std::uint32_t fp) noexcept {
+    assert(fp != 0);
+    const int slot = find(bucket, 0);
+    if (slot == kNoSlot) return false;
+    set(bucket, static_cast<unsigned>(slot), fp);
+    return true;
+  }
+
+  // Empties the first slot holding fp; false if none does.
+  // REQUIRES: the bucket's stripe held; fp != 0.
+  bool remove_one(std::uint32_t bucket, std::uint32_t fp) noexcept {
+    assert(fp != 0);
+    const int slot = find(bucket, fp);
+    if (slot == kNoSlot) return false;
+    set(bucket, static_cast<unsigned>(slot), 0);
+    return true;
+  }
+
+  // REQUIRES: every stripe held.
+  void clear() noexcept {
+    for (std::size_t i = 0; i < word_count_; ++i) words_[i].store(0, std::memory_order_release);
+  }
+
+  // Nonzero slots (a full scan; exact only when no writer runs).
+  std::uint64_t count_nonzero() const noexcept {
+    std::uint64_t n = 0;
+    for (std::uint32_t i = 0; i < bucket_count_; ++i) {
+      for (unsigned s = 0; s < slots_; ++s) n += get(i, s) != 0 ? 1U : 0U;
+    }
+    return n;
+  }
+
+ private:
+  struct Masks {
+    std::uint64_t lo = 0;  // a 1 at the low bit of every lane
+    std::uint64_t hi = 0;  // a 1 at the high bit of every lane
+  };
+  struct Lane {
+    std::size_t word = 0;
+    unsigned shift = 0;
+  };
+
+  static Masks make_masks(unsigned lanes, unsigned bits) noexcept {
+    Masks m;
+    for (unsigned s = 0; s < lanes; ++s) {  // bound: lanes <= 8
+      m.lo |= std::uint64_t{1} << (s * bits);
+      m.hi |= std::uint64_t{1} << (s * bits + bits - 1);
+    }
+    return m;
+  }
+
+  static std::uint64_t match(std::uint64_t w, std::uint32_t fp, std::uint64_t lo,
+                             std::uint64_t hi) noexcept {
+    const std::uint64_t v = w ^ (std::uint64_t{fp} * lo);
+    return (v - lo) & ~v & hi;
+  }
+
+  std::uint64_t lane_mask() const noexcept {
+    return lane_bits_ == 32 ? 0xffffffffULL : (std::uint64_t{1} << lane_bits_) - 1;
+  }
+
+  Lane lane(std::uint32_t bucket, unsigned slot) const noexcept {
+    assert(bucket < bucket_count_ && slot < slots_);
+    const std::uint64_t index = std::uint64_t{bucket} * slots_ + slot;
+    return {static_cast<std::size_t>(index / lanes_per_word_),
+            static_cast<unsigned>(index % lanes_per_word_) * lane_bits_};
+  }
+
+  // acquire: see the seqlock memory-order note in concurrent_filter_locks.hpp.
+  std::uint64_t load(std::size_t word) const noexcept {
+    return words_[word].load(std::memory_order_acquire);
+  }
+
+  std::uint32_t bucket_count_;
+  unsigned slots_;
+  unsigned lane_bits_;
+  unsigned lanes_per_word_;
+  std::size_t word_count_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> words_;
+  unsigned buckets_per_word_ = 1;
+  unsigned words_per_bucket_ = 1;
+  unsigned group_shift_ = 0;
+  Masks masks_;  // one bucket's lanes (b * w <= 64) or one whole word's (b * w > 64)
+};
+
+// The stash: homeless items, each (fingerprint, bucket1, bucket2), under their own lock.
+// Entries are reachable only through the guards ReadLocked (const access) and Locked
+// (changes), which hold the lock from construction to destruction.
+//
+// Invariant that makes the per-item answers consistent: an entry of an item with
+// buckets {b1, b2} is added, removed or moved into the table only by a thread that also
+// holds the stripe of b1 or of b2 (adds and removes of the item's own insert and erase
+// hold both). So a thread holding both stripes sees that item's entries stable, and an
+// optimistic reader of both stripes sees a change to them as a version change.
+class ConcurrentStash {
+ public:
+  static constexpr unsigned kSlots = 4;
+  using Placement = CuckooFilterPlacement;
+
+  ConcurrentStash() = default;
+  ConcurrentStash(const ConcurrentStash&) = delete;
+  ConcurrentStash& operator=(const ConcurrentStash&) = delete;
+
+  // A racy hint, exact for a given item while both its stripes are held (by the
+  // invariant above): false means no entry at all. acquire: pairs with the release
+  // store of a holder of the stash lock.
+  bool maybe_nonempty() const noexcept { return size_.load(std::memory_order_acquire) != 0; }
+  unsigned size_hint() const noexcept { return size_.load(std::memory_order_acquire); }
+
+  // Read access under the stash lock.
+  class ReadLocked {
+   public:
+    explicit ReadLocked(const ConcurrentStash& stash) noexcept : stash_(stash), hold_(stash.lock_) {}
+    ReadLocked(const ReadLocked&) = delete;
+    ReadLocked& operator=(const ReadLocked&) = delete;
+
+    unsigned size() const noexcept { return stash_.count_; }
+    const Placement& operator[](unsigned k) const noexcept { return stash_.entry(k); }
+    unsigned find(const Placement& p) const noexcept { return stash_.find(p); }
+    bool contains(const Placement& p) const noexcept { return stash_.find(p) != kSlots; }
+    unsigned count(const Placement& p) const noexcept { return stash_.count(p); }
+
+   private:
+    const ConcurrentStash& stash_;
+    const std::lock_guard<VersionLock> hold_;
+  };
+
+  // Read and write access under the stash lock.
+  class Locked {
+   public:
+    explicit Locked(ConcurrentStash& stash) noexcept : stash_(stash), hold_(stash.lock_) {}
+    Locked(const Locked&) = delete;
+    Locked& operator=(const Locked&) = delete;
+
+    unsigned size() const noexcept { return stash_.count_; }
+    bool full() const noexcept { return stash_.count_ == kSlots; }
+    const Placement& operator[](unsigned k) const noexcept { return stash_.entry(k); }
+    // The first entry of p's fingerprint and bucket pair, or kSlots.
+    unsigned find(const Placement& p) const noexcept { return stash_.find(p); }
+    unsigned count(const Placement& p) const noexcept { return stash_.count(p); }
+
+    // REQUIRES: !full(); the stripes of p's buckets held.
+    void add(const Placement& p) noexcept {
+      assert(!full());
+      stash_.entries_[stash_.count_++] = p;
+      publish();
+    }
+
+    // Removes entry k, keeping the others in order. REQUIRES: k < size(); the stripe of
+    // one of the entry's buckets held.
+    void remove(unsigned k) noexcept {
+      assert(k < stash_.count_);
+      for (unsigned j = k + 1; j < stash_.count_; ++j) {  // bound: kSlots
+        stash_.entries_[j - 1] = stash_.entries_[j];
+      }
+      stash_.entries_[--stash_.count_] = {};
+      publish();
+    }
+
+    // REQUIRES: every stripe held.
+    void clear() noexcept {
+      stash_.entries_ = {};
+      stash_.count_ = 0;
+      publish();
+    }
+
+   private:
+    // release: pairs with maybe_nonempty()'s acquire.
+    void publish() noexcept { stash_.size_.store(stash_.count_, std::memory_order_release); }
+
+    ConcurrentStash& stash_;
+    const std::lock_guard<VersionLock> hold_;
+  };
+
+ private:
+  const Placement& entry(unsigned k) const noexcept {
+    assert(k < count_);
+    return entries_[k];
+  }
+
+  // Equal fingerprints have equal alternates, so one shared bucket means the same pair.
+  static bool same_item(const Placement& e, const Placement& p) noexcept {
+    return e.fingerprint == p.fingerprint && (e.bucket1 == p.bucket1 || e.bucket1 == p.bucket2);
+  }
+
+  unsigned find(const Placement& p) const noexcept {
+    for (unsigned k = 0; k < count_; ++k) {  // bound: kSlots
+      if (same_item(entries_[k], p)) return k;
+    }
+    return kSlots;
+  }
+
+  unsigned count(const Placement& p) const noexcept {
+    unsigned n = 0;
+    for (unsigned k = 0; k < count_; ++k) n += same_item(entries_[k], p) ? 1U : 0U;  // bound: kSlots
+    return n;
+  }
+
+  // The lock is taken from const contexts (lookups); it is not logical state.
+  mutable VersionLock lock_;
+  std::array<Placement, kSlots> entries_{};  // guarded by lock_
+  unsigned count_ = 0;                       // guarded by lock_
+  std::atomic<unsigned> size_{0};            // == count_, readable without the lock
+};
+
+}  // namespace cuckoo::detail

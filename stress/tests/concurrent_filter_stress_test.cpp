@@ -1,0 +1,563 @@
+// Linearizability stress of the concurrent cuckoo filters (claim C10): many short
+// multithreaded histories per configuration, recorded by the stress driver and checked
+// against the multiset specification with the filter relaxations (false positives
+// allowed; the copy limit of each key known exactly). Configurations: the coarse design
+// under every HTM backend, the striped design with automatic, 1 and 2 lock stripes (few
+// stripes force unrelated buckets to share locks), the striped design with the schedule
+// perturbed at its race windows, and both designs with keys shared between writers (the
+// aliasing relaxation on). Then deliberately broken striped variants (path hops not
+// re-validated; lookups not re-validated), which the same checker must catch.
+//
+// Tiny tables (2-16 buckets) and 4-8 keys with up to 2b copies each keep the filters full:
+// every history goes through cuckoo paths (or kicks), the stash, kFull and
+// kDuplicateLimit while other threads look the moving items up.
+//
+// Reproduce: every failure prints its seed and a line
+//   CUCKOO_STRESS_SEED=<seed> ./stress_concurrent_filter_stress_test --gtest_filter=<test>
+// which reruns that one history configuration (threads, ops, keys, filter shape and seed
+// all derive from it; the interleaving is the scheduler's, so a rare failure may need a
+// few reruns). The failing key's sub-history is printed in text form too.
+// Longer runs: CUCKOO_STRESS_HISTORIES=<k> multiplies every history count by k.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "cuckoo/concurrent_filter.hpp"
+#include "cuckoo/cuckoo_filter.hpp"
+#include "cuckoo/stress/driver.hpp"
+#include "cuckoo/stress/history.hpp"
+#include "cuckoo/stress/linearizability.hpp"
+#include "cuckoo/stress/specs.hpp"
+#include "cuckoo/sync/htm.hpp"
+
+namespace {
+
+using cuckoo::BasicStripedConcurrentFilter;
+using cuckoo::CoarseConcurrentFilter;
+using cuckoo::ConcurrentFilterDesign;
+using cuckoo::CuckooFilter;
+using cuckoo::CuckooFilterConfig;
+using cuckoo::CuckooFilterPlacement;
+using cuckoo::DefaultHasher;
+using cuckoo::InsertResult;
+using cuckoo::StripedFilterOptions;
+using cuckoo::detail::StripedFilterPolicy;
+using cuckoo::detail::StripedWindow;
+using cuckoo::stress::CheckResult;
+using cuckoo::stress::DriverConfig;
+using cuckoo::stress::History;
+using cuckoo::stress::InsertOutcome;
+using cuckoo::stress::MultisetSpec;
+using cuckoo::stress::Operation;
+using cuckoo::stress::OpKind;
+using cuckoo::stress::OpMix;
+using cuckoo::stress::RunResult;
+using cuckoo::stress::SizeEffect;
+using cuckoo::stress::SplitMix64;
+using cuckoo::sync::HtmPolicy;
+using cuckoo::sync::HtmStatus;
+using cuckoo::sync::ScriptEnd;
+
+// Histories per workload and configuration (each configuration runs both workloads).
+constexpr int kHistoriesPerConfig = 100;
+// Histories a broken variant may take to be caught before the test fails.
+constexpr int kBrokenHistoryLimit = 400;
+
+// ------------------------------------------------------------------ configuration
+
+int history_multiplier() {
+  if (const char* env = std::getenv("CUCKOO_STRESS_HISTORIES"); env != nullptr && *env != '\0') {
+    const long k = std::strtol(env, nullptr, 10);
+    if (k >= 1) return static_cast<int>(k);
+  }
+  return 1;
+}
+
+// The seeds to run: `count` (times the multiplier) seeds from `base`, or only the one in
+// CUCKOO_STRESS_SEED.
+std::vector<std::uint64_t> history_seeds(std::uint64_t base, int count) {
+  if (const char* forced = std::getenv("CUCKOO_STRESS_SEED"); forced != nullptr && *forced != '\0') {
+    return {std::strtoull(forced, nullptr, 0)};
+  }
+  std::vector<std::uint64_t> seeds;
+  const int total = count * history_multiplier();
+  for (int i = 0; i < total; ++i) seeds.push_back(base + static_cast<std::uint64_t>(i));
+  return seeds;
+}
+
+// Everything one history runs with, derived from its seed alone.
+struct HistoryShape {
+  DriverConfig driver;
+  CuckooFilterConfig filter;
+  std::string describe() const {
+    return "filter: buckets=" + std::to_string(filter.capacity / filter.slots_per_bucket) +
+           " b=" + std::to_string(filter.slots_per_bucket) +
+           " f=" + std::to_string(filter.fingerprint_bits) +
+           " max_kicks=" + std::to_string(filter.max_kicks) +
+           " seed=" + std::to_string(filter.seed.value_or(0));
+  }
+};
+
+// The class of an item: equal fingerprint and bucket pair make two keys one item to the
+// filter (see concurrent_filter_test.cpp). Keys of one history must not share a class,
+// or the per-key specification would not describe the filter.
+std::pair<std::uint32_t, std::uint32_t> class_of(const CuckooFilterPlacement& p) {
+  return {p.fingerprint, std::min(p.bucket1, p.bucket2)};
+}
+
+// The two workloads. kDuplicates: 4-8 keys, inserts outweigh erases, so keys climb to
+// their copy limit; tables from far too small to about the demand: kDuplicateLimit,
+// kFull, the stash, and kicks among copies. kPaths: 12-24 keys, erases slightly
+// outweigh inserts, so most keys hold one or two copies of distinct fingerprints in a
+// table loaded to 80-100%: cuckoo paths through full buckets while other threads look
+// the moving items up.
+enum class Workload : std::uint8_t { kDuplicates, kPaths };
+
+// 2-4 threads, 50-200 ops each, keys (at least one a thread) and buckets by workload,
+// buckets of 1, 2 or 4 slots, f of 8, 12 or 16 bits, max_kicks 4, 20 or 500, and the
+// first filter seed (searched from the history seed) under which no two keys are one
+// item.
+HistoryShape history_shape(std::uint64_t seed, bool key_ownership, Workload workload) {
+  SplitMix64 rng(seed);
+  HistoryShape shape;
+  DriverConfig& d = shape.driver;
+  d.seed = seed;
+  d.threads = static_cast<std::uint32_t>(2 + rng.below(3));
+  d.ops_per_thread = 50 + rng.below(151);
+  d.key_ownership = key_ownership;
+  d.erase_only_present = key_ownership;
+  d.time_limit = std::chrono::milliseconds(60'000);
+  constexpr unsigned kSlots[] = {1, 2, 4};
+  constexpr unsigned kBits[] = {8, 12, 16};
+  constexpr unsigned kKicks[] = {4, 20, 500};
+  CuckooFilterConfig& c = shape.filter;
+  c.slots_per_bucket = kSlots[rng.below(3)];
+  c.fingerprint_bits = kBits[rng.below(3)];
+  c.max_kicks = kKicks[rng.below(3)];
+  if (workload == Workload::kDuplicates) {
+    d.key_range = std::max<std::uint64_t>(d.threads, 4 + rng.below(5));
+    d.mix = OpMix::multiset();  // insert 40, erase 25, contains 30, size 5
+    // 2 .. 2 * key_range buckets: from far too small to about the demand of key_range
+    // keys with up to 2b copies each.
+    c.capacity = (2 + rng.below(2 * d.key_range - 1)) * c.slots_per_bucket;
+  } else {
+    d.key_range = 12 + rng.below(13);
+    d.mix = OpMix{30, 35, 30, 0, 0, 5};
+    // About 1.2 copies a key in steady state; 100-125% of that many slots, so that
+    // the table runs at 80-100% load, where most inserts into full buckets need and
+    // find a path.
+    const std::uint64_t slots = d.key_range * 6 / 5;
+    c.capacity = std::max<std::uint64_t>(2 * c.slots_per_bucket,
+                                         slots * (100 + rng.below(26)) / 100);
+    if (c.max_kicks == 4) c.max_kicks = 64;
+  }
+  // At least 39% of seeds leave <= 24 keys alias-free (measured: f = 8, 24 keys, two
+  // buckets; over 90% with 8 keys or f = 12), so a few candidates do;
+  // kMaxSeedCandidates is the checked bound.
+  constexpr int kMaxSeedCandidates = 10'000;
+  for (int attempt = 0;; ++attempt) {
+    if (attempt == kMaxSeedCandidates) {
+      throw std::runtime_error("no filter seed without aliasing keys for history seed " +
+                               std::to_string(seed));
+    }
+    c.seed = rng.next();
+    const CuckooFilter probe(c);  // same placement rule as both concurrent designs
+    std::set<std::pair<std::uint32_t, std::uint32_t>> classes;
+    bool distinct = true;
+    for (std::uint64_t key = 0; key < d.key_range && distinct; ++key) {
+      distinct = classes.insert(class_of(probe.placement(key))).second;
+    }
+    if (distinct) break;
+  }
+  return shape;
+}
+
+// ------------------------------------------------------------ the specification
+
+// MultisetSpec with each key's own copy limit (2b, or b for a key whose two buckets
+// coincide). Keys of a history never share an item class (history_shape), so the
+// per-key multiset is exactly what the filter must implement, up to false positives.
+class PerKeyFilterSpec {
+ public:
+  using State = MultisetSpec::State;
+
+  PerKeyFilterSpec(std::vector<std::uint64_t> max_copies, bool erase_absent_may_succeed)
+      : fallback_(MultisetSpec::filter(std::nullopt, erase_absent_may_succeed)) {
+    for (const std::uint64_t limit : max_copies) {
+      per_key_.push_back(MultisetSpec::filter(limit, erase_absent_may_succeed));
+    }
+  }
+
+  std::string_view name() const noexcept { return "multiset (filter semantics, per-key copy limit)"; }
+  State initial() const noexcept { return 0; }
+  bool supports(OpKind kind) const noexcept { return fallback_.supports(kind); }
+  std::optional<State> apply(const State& s, const Operation& op, std::string* why) const {
+    return spec_for(op.key).apply(s, op, why);
+  }
+  SizeEffect size_effect(const Operation& op) const noexcept { return fallback_.size_effect(op); }
+  std::uint64_t size_of(const State& s) const noexcept { return s; }
+  std::string describe(const State& s) const { return fallback_.describe(s); }
+  std::size_t hash(const State& s) const noexcept { return fallback_.hash(s); }
+
+ private:
+  const MultisetSpec& spec_for(std::uint64_t key) const {
+    return key < per_key_.size() ? per_key_[key] : fallback_;
+  }
+  MultisetSpec fallback_;
+  std::vector<MultisetSpec> per_key_;
+};
+static_assert(cuckoo::stress::KeySpec<PerKeyFilterSpec>);
+
+// ----------------------------------------------------------------- the subjects
+
+InsertOutcome to_outcome(InsertResult r) {
+  switch (r) {
+    case InsertResult::kInserted: return InsertOutcome::kInserted;
+    case InsertResult::kUpdated: return InsertOutcome::kUpdated;
+    case InsertResult::kExists: return InsertOutcome::kExists;
+    case InsertResult::kFull: return InsertOutcome::kFull;
+    case InsertResult::kDuplicateLimit: return InsertOutcome::kDuplicateLimit;
+  }
+  return InsertOutcome::kFull;
+}
+
+// What the driver calls: the filter's key-level operations, results in the harness's
+// vocabulary. Every kYieldEvery-th call of a thread yields first, inside the recorded
+// interval: calls are far shorter than a time slice, and on two loaded cores the
+// threads of a history otherwise often run one after the other, so that no two calls on
+// a key overlap and the history tests nothing (driver_test's HeldLock does the same).
+// A wider interval only gives the checker more freedom, so the check stays sound.
+template <class Filter>
+class FilterSubject {
+ public:
+  static constexpr unsigned kYieldEvery = 4;
+
+  explicit FilterSubject(Filter& filter) : filter_(filter) {}
+  InsertOutcome insert(std::uint64_t key) {
+    pace();
+    return to_outcome(filter_.insert(key));
+  }
+  bool erase(std::uint64_t key) {
+    pace();
+    return filter_.erase(key);
+  }
+  bool contains(std::uint64_t key) const {
+    pace();
+    return filter_.contains(key);
+  }
+  std::uint64_t size() const { return filter_.size(); }
+
+ private:
+  static void pace() {
+    thread_local unsigned calls = 0;
+    if (++calls % kYieldEvery == 0) std::this_thread::yield();
+  }
+  Filter& filter_;
+};
+
+// Coverage counters summed over a configuration's histories: evidence that the runs
+// went through the paths that can go wrong.
+struct Coverage {
+  std::uint64_t moves = 0;       // items moved (striped: path hops; coarse: kicks)
+  std::uint64_t stashed = 0;     // items put in the stash
+  std::uint64_t fulls = 0;       // inserts refused with kFull
+  std::uint64_t duplicates = 0;  // inserts refused with kDuplicateLimit
+  std::uint64_t retries = 0;     // striped: paths and optimistic reads re-done
+  std::uint64_t transactions = 0;  // coarse: critical sections run as transactions
+  std::uint64_t fallbacks = 0;     // coarse: critical sections under the MCS lock
+
+  void add(const CoarseConcurrentFilter& f) {
+    const cuckoo::CuckooFilterStats s = f.filter_stats();
+    const cuckoo::sync::ElisionStats e = f.elision_stats();
+    moves += s.kicks;
+    stashed += s.kick_failures;
+    fulls += s.full_rejections;
+    duplicates += s.duplicate_rejections;
+    transactions += e.transactions();
+    fallbacks += e.fallbacks();
+  }
+  template <class Hasher, class Policy>
+  void add(const BasicStripedConcurrentFilter<Hasher, Policy>& f) {
+    const cuckoo::StripedFilterStats s = f.stats();
+    moves += s.path_hops;
+    stashed += s.stash_inserts;
+    fulls += s.full_rejections;
+    duplicates += s.duplicate_rejections;
+    retries += s.path_retries + s.optimistic_retries;
+  }
+  std::string describe() const {
+    return std::to_string(moves) + " items moved, " + std::to_string(stashed) + " stashed, " +
+           std::to_string(fulls) + " kFull, " + std::to_string(duplicates) +
+           " kDuplicateLimit, " + std::to_string(retries) + " path/read retries, " +
+           std::to_string(transactions) + " transactions, " + std::to_string(fallbacks) +
+           " fallback-lock sections";
+  }
+};
+
+struct Totals {
+  std::uint64_t histories = 0;
+  std::uint64_t ops = 0;
+  std::uint64_t partitions = 0;
+  std::uint64_t steps = 0;
+  std::uint64_t overlapping = 0;  // histories with two ops on one key open at once
+  std::uint64_t caught = 0;       // histories found not linearizable
+  Coverage coverage;
+  void add(const CheckResult& r) {
+    ++histories;
+    ops += r.stats.ops_checked;
+    partitions += r.stats.partitions;
+    steps += r.stats.steps;
+    overlapping += r.stats.max_concurrency >= 2 ? 1 : 0;
+    caught += r.not_linearizable() ? 1 : 0;
+  }
+  void print(const std::string& what, std::chrono::steady_clock::duration elapsed) const {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
+    std::cout << "[ checked  ] " << what << ": " << histories << " histories, " << ops
+              << " ops checked, " << partitions << " key partitions, " << steps
+              << " search steps, " << overlapping << " with overlapping ops on a key, " << caught
+              << " not linearizable; " << coverage.describe() << "; " << ms << " ms\n";
+  }
+};
+
+std::string reproduce_hint(const RunResult& run, const HistoryShape& shape) {
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  char seed[32];
+  std::snprintf(seed, sizeof seed, "0x%llx", static_cast<unsigned long long>(run.config.seed));
+  return "run: " + run.reproduce() + "\n" + shape.describe() +
+         "\nreproduce: CUCKOO_STRESS_SEED=" + seed +
+         " ./stress_concurrent_filter_stress_test --gtest_filter=" + test->test_suite_name() + "." +
+         test->name() + "\n";
+}
+
+// Runs one history against a fresh filter from `make`; returns the check.
+template <class Filter, class Make>
+CheckResult run_one(std::uint64_t seed, bool key_ownership, Workload workload, const Make& make,
+                    Totals& totals, std::string* failure) {
+  const HistoryShape shape = history_shape(seed, key_ownership, workload);
+  const std::unique_ptr<Filter> filter = make(shape.filter);
+  std::vector<std::uint64_t> limits;
+  for (std::uint64_t key = 0; key < shape.driver.key_range; ++key) {
+    limits.push_back(filter->max_copies(key));
+  }
+  FilterSubject<Filter> subject(*filter);
+  const RunResult run = cuckoo::stress::run_stress(cuckoo::stress::make_subject(subject), shape.driver);
+  const CheckResult result = cuckoo::stress::check_linearizability(
+      run.history, PerKeyFilterSpec(limits, /*erase_absent_may_succeed=*/!key_ownership));
+  totals.add(result);
+  totals.coverage.add(*filter);
+  if (!result.linearizable() && failure != nullptr) {
+    *failure = reproduce_hint(run, shape) + result.describe();
+  }
+  return result;
+}
+
+// Every history of the configuration must be linearizable.
+template <class Filter, class Make>
+void expect_all_linearizable(const std::string& what, std::uint64_t base_seed, int histories,
+                             bool key_ownership, Workload workload, const Make& make) {
+  const auto start = std::chrono::steady_clock::now();
+  Totals totals;
+  for (const std::uint64_t seed : history_seeds(base_seed, histories)) {
+    std::string failure;
+    const CheckResult result =
+        run_one<Filter>(seed, key_ownership, workload, make, totals, &failure);
+    ASSERT_TRUE(result.linearizable()) << what << "\n" << failure;
+  }
+  totals.print(what, std::chrono::steady_clock::now() - start);
+  // The verdicts mean something only if the runs overlapped and moved items around.
+  EXPECT_GE(totals.overlapping * 2, totals.histories) << "too few histories overlap on a key";
+  if (totals.histories >= 20) {
+    EXPECT_GT(totals.coverage.moves, 0U) << "no item was ever moved";
+    if (workload == Workload::kPaths) {
+      EXPECT_GE(totals.coverage.moves, totals.histories) << "too few items moved";
+    } else {
+      EXPECT_GT(totals.coverage.stashed, 0U) << "the stash was never used";
+      EXPECT_GT(totals.coverage.fulls, 0U) << "no insert was ever refused as full";
+      EXPECT_GT(totals.coverage.duplicates, 0U) << "the copy limit was never reached";
+    }
+  }
+}
+
+
+// Both workloads, `histories` each.
+template <class Filter, class Make>
+void expect_both_workloads_linearizable(const std::string& what, std::uint64_t base_seed,
+                                        int histories, bool key_ownership, const Make& make) {
+  expect_all_linearizable<Filter>(what + " [duplicates workload]", base_seed, histories,
+                                  key_ownership, Workload::kDuplicates, make);
+  expect_all_linearizable<Filter>(what + " [paths workload]", base_seed + 0x8000, histories,
+                                  key_ownership, Workload::kPaths, make);
+}
+
+// ---------------------------------------------------------------- coarse design
+
+struct BackendCase {
+  std::string name;
+  std::function<HtmPolicy()> make;
+};
+
+void PrintTo(const BackendCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<HtmStatus> mixed_script() {
+  return {HtmStatus::make_started(),    HtmStatus::make_conflict(true),
+          HtmStatus::make_started(),    HtmStatus::make_capacity(),
+          HtmStatus(HtmStatus::kRetry), HtmStatus::make_started(),
+          HtmStatus::make_conflict(false)};
+}
+
+std::vector<BackendCase> all_backends() {
+  return {
+      {"hardware", [] { return HtmPolicy::hardware(); }},
+      {"disabled", [] { return HtmPolicy::disabled(); }},
+      {"always_abort", [] { return HtmPolicy::always_abort(HtmStatus::make_conflict(true)); }},
+      {"scripted", [] { return HtmPolicy::scripted(mixed_script(), ScriptEnd::kRepeat); }},
+      {"random", [] { return HtmPolicy::random(0.3, 0xabad1deaULL); }},
+      {"serial_emulation", [] { return HtmPolicy::serial_emulation(); }},
+  };
+}
+
+class CoarseFilterStress : public ::testing::TestWithParam<BackendCase> {};
+
+TEST_P(CoarseFilterStress, OwnedKeysAreLinearizable) {
+  const BackendCase& backend = GetParam();
+  expect_both_workloads_linearizable<CoarseConcurrentFilter>(
+      "coarse filter, backend " + backend.name + " (effective " +
+          std::string(to_string(cuckoo::sync::Htm(backend.make()).effective_backend())) + ")",
+      0xcf00'0000ULL, kHistoriesPerConfig, /*key_ownership=*/true,
+      [&backend](const CuckooFilterConfig& c) {
+        return std::make_unique<CoarseConcurrentFilter>(c, backend.make());
+      });
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryHtmBackend, CoarseFilterStress, ::testing::ValuesIn(all_backends()),
+                         [](const ::testing::TestParamInfo<BackendCase>& param) {
+                           return param.param.name;
+                         });
+
+TEST(CoarseFilterStressShared, SharedKeysAreLinearizable) {
+  expect_both_workloads_linearizable<CoarseConcurrentFilter>(
+      "coarse filter, automatic backend, keys shared by all writers", 0xcf01'0000ULL,
+      kHistoriesPerConfig, /*key_ownership=*/false, [](const CuckooFilterConfig& c) {
+        return std::make_unique<CoarseConcurrentFilter>(c, HtmPolicy::automatic());
+      });
+}
+
+// --------------------------------------------------------------- striped design
+
+template <class Policy = StripedFilterPolicy>
+auto make_striped(std::size_t stripes) {
+  return [stripes](const CuckooFilterConfig& c) {
+    StripedFilterOptions options;
+    options.stripes = stripes;
+    return std::make_unique<BasicStripedConcurrentFilter<DefaultHasher, Policy>>(c, options);
+  };
+}
+
+using StripedFilter = BasicStripedConcurrentFilter<DefaultHasher, StripedFilterPolicy>;
+
+TEST(StripedFilterStress, AutomaticStripesAreLinearizable) {
+  expect_both_workloads_linearizable<StripedFilter>(
+      "striped filter, automatic stripes", 0x5f00'0000ULL, kHistoriesPerConfig, true,
+      make_striped(0));
+}
+
+TEST(StripedFilterStress, OneStripeIsLinearizable) {
+  expect_both_workloads_linearizable<StripedFilter>("striped filter, 1 stripe", 0x5f01'0000ULL,
+                                                    kHistoriesPerConfig, true, make_striped(1));
+}
+
+TEST(StripedFilterStress, TwoStripesAreLinearizable) {
+  expect_both_workloads_linearizable<StripedFilter>("striped filter, 2 stripes", 0x5f02'0000ULL,
+                                                    kHistoriesPerConfig, true, make_striped(2));
+}
+
+TEST(StripedFilterStress, SharedKeysAreLinearizable) {
+  expect_both_workloads_linearizable<StripedFilter>(
+      "striped filter, keys shared by all writers", 0x5f03'0000ULL, kHistoriesPerConfig, false,
+      make_striped(0));
+}
+
+// The correct design with the schedule perturbed where the broken variants below break:
+// the perturbation alone must not make a history fail.
+struct PerturbedPolicy : StripedFilterPolicy {
+  static void window(StripedWindow) noexcept { std::this_thread::yield(); }
+};
+using PerturbedFilter = BasicStripedConcurrentFilter<DefaultHasher, PerturbedPolicy>;
+
+TEST(StripedFilterStress, PerturbedScheduleIsLinearizable) {
+  expect_both_workloads_linearizable<PerturbedFilter>(
+      "striped filter, yields in the race windows", 0x5f04'0000ULL, kHistoriesPerConfig, true,
+      make_striped<PerturbedPolicy>(0));
+}
+
+// ------------------------------------------------------------- broken variants
+
+// Runs histories until the checker reports one as not linearizable; fails if none is
+// within kBrokenHistoryLimit (times the multiplier).
+template <class Filter, class Make>
+void expect_caught(const std::string& what, std::uint64_t base_seed, Workload workload,
+                   const Make& make) {
+  const auto start = std::chrono::steady_clock::now();
+  Totals totals;
+  std::string first_failure;
+  for (const std::uint64_t seed : history_seeds(base_seed, kBrokenHistoryLimit)) {
+    std::string failure;
+    const CheckResult result = run_one<Filter>(seed, true, workload, make, totals, &failure);
+    ASSERT_FALSE(result.undecided()) << failure;
+    if (result.not_linearizable()) {
+      first_failure = failure;
+      break;
+    }
+  }
+  totals.print(what, std::chrono::steady_clock::now() - start);
+  ASSERT_EQ(totals.caught, 1U) << what << ": the checker did not catch the bug in "
+                               << totals.histories << " histories";
+  // Show what was caught: the run, the verdict and the start of its explanation.
+  std::cout << "[ caught   ] " << what << " after " << totals.histories << " histories:\n"
+            << first_failure.substr(0, std::min<std::size_t>(first_failure.size(), 1500)) << "\n";
+}
+
+// Bug: a path hop moves the fingerprint the lock-free search saw without re-checking,
+// under the locks, that its slot still holds it. Whatever item took the slot since is
+// overwritten (lost: a false negative), or an erased item is copied back (an extra
+// copy: kDuplicateLimit too early).
+struct UnvalidatedHopsPolicy : StripedFilterPolicy {
+  static constexpr bool kValidatePathHops = false;
+  static void window(StripedWindow) noexcept { std::this_thread::yield(); }
+};
+
+TEST(StripedFilterBroken, UnvalidatedPathHopsAreCaught) {
+  expect_caught<BasicStripedConcurrentFilter<DefaultHasher, UnvalidatedHopsPolicy>>(
+      "BROKEN striped filter: path hops not re-validated", 0xbad0'0000ULL, Workload::kPaths,
+      make_striped<UnvalidatedHopsPolicy>(0));
+}
+
+// Bug: a lookup answers "absent" from its optimistic read without re-checking the stripe
+// versions, so an item moved from bucket2 to bucket1 between its two bucket reads is
+// missed (a false negative).
+struct UnvalidatedReadsPolicy : StripedFilterPolicy {
+  static constexpr bool kValidateOptimisticReads = false;
+  static void window(StripedWindow) noexcept { std::this_thread::yield(); }
+};
+
+TEST(StripedFilterBroken, UnvalidatedOptimisticReadsAreCaught) {
+  expect_caught<BasicStripedConcurrentFilter<DefaultHasher, UnvalidatedReadsPolicy>>(
+      "BROKEN striped filter: lookups not re-validated", 0xbad1'0000ULL, Workload::kPaths,
+      make_striped<UnvalidatedReadsPolicy>(0));
+}
+
+}  // namespace
