@@ -36,8 +36,12 @@
 #include "cuckoo/detail/concurrent_filter_table.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/sync/htm.hpp"
+#include "support/watchdog.hpp"
 
 namespace {
+
+using cuckoo::test::current_test_name;
+using cuckoo::test::Watchdog;
 
 using cuckoo::BasicCuckooFilter;
 using cuckoo::CoarseConcurrentFilter;
@@ -79,47 +83,6 @@ CuckooFilterConfig make_config(std::uint64_t capacity, unsigned f, unsigned b, s
   c.seed = seed;
   return c;
 }
-
-std::string current_test_name() {
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(info->test_suite_name()) + "." + info->name();
-}
-
-// Aborts the process with a message if not destroyed within the limit: a deadlocked
-// test fails and names itself instead of hanging the suite.
-class Watchdog {
- public:
-  static constexpr std::chrono::seconds kLimit{120};
-
-  explicit Watchdog(std::string what) : what_(std::move(what)), thread_([this] { run(); }) {}
-  Watchdog(const Watchdog&) = delete;
-  Watchdog& operator=(const Watchdog&) = delete;
-  ~Watchdog() {
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  void run() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (!cv_.wait_for(lock, kLimit, [this] { return done_; })) {
-      std::fprintf(stderr, "watchdog: %s did not finish within %lld s: deadlock suspected\n",
-                   what_.c_str(), static_cast<long long>(kLimit.count()));
-      std::fflush(stderr);
-      std::abort();
-    }
-  }
-
-  std::string what_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
-};
 
 // ------------------------------------------------------------- the filters under test
 

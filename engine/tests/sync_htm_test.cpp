@@ -24,8 +24,12 @@
 
 #include "cuckoo/error.hpp"
 #include "cuckoo/sync/htm.hpp"
+#include "support/watchdog.hpp"
 
 namespace {
+
+using cuckoo::test::current_test_name;
+using cuckoo::test::Watchdog;
 
 using cuckoo::ConfigError;
 using cuckoo::sync::hardware_rtm_available;
@@ -35,48 +39,6 @@ using cuckoo::sync::HtmPolicy;
 using cuckoo::sync::HtmStats;
 using cuckoo::sync::HtmStatus;
 using cuckoo::sync::ScriptEnd;
-
-// Aborts the process with a message if not destroyed within the limit: a deadlocked
-// test fails (and says which, with its seed) instead of hanging the suite.
-class Watchdog {
- public:
-  static constexpr std::chrono::seconds kDefaultLimit{60};
-
-  explicit Watchdog(std::string what, std::chrono::seconds limit = kDefaultLimit)
-      : what_(std::move(what)), thread_([this, limit] { run(limit); }) {}
-  Watchdog(const Watchdog&) = delete;
-  Watchdog& operator=(const Watchdog&) = delete;
-  ~Watchdog() {
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  void run(std::chrono::seconds limit) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (!cv_.wait_for(lock, limit, [this] { return done_; })) {
-      std::fprintf(stderr, "WATCHDOG: %s did not finish within %lld s (deadlock?)\n",
-                   what_.c_str(), static_cast<long long>(limit.count()));
-      std::fflush(stderr);
-      std::abort();
-    }
-  }
-
-  std::string what_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
-};
-
-std::string current_test_name() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(info->test_suite_name()) + "." + info->name();
-}
 
 // Closes whatever begin() opened, so that every test leaves no transaction behind.
 void finish(Htm& htm, HtmStatus status) {
