@@ -1,0 +1,265 @@
+// Thread-safe exact key/value cuckoo maps: the concurrent variants of CuckooMap (claims
+// C7 and C10). Two designs behind one interface:
+//
+//   CoarseConcurrentMap<K, V>    (a) one ElidedLock<McsLock> around a CuckooMap. Lookups
+//                                run in read mode, updates in write mode; critical
+//                                sections run as hardware transactions where the
+//                                HtmPolicy allows (readers then run in parallel) and
+//                                under the MCS fallback lock otherwise. Growth happens
+//                                inside the write section. Keeps CuckooMap's stash.
+//   StripedConcurrentMap<K, V>   (b) bucket-striped spin locks after libcuckoo: an
+//                                operation locks the stripes of its key's two buckets;
+//                                a cuckoo path is searched without locks and moved hop
+//                                by hop under locks with validation; growth takes every
+//                                stripe. No stash. Design and invariants:
+//                                detail/striped_map.hpp.
+//   ConcurrentMap<K, V, Design>  picks one of them by ConcurrentMapDesign.
+//
+// Semantics are CuckooMap's (cuckoo_map.hpp): insert returns kInserted, kExists (nothing
+// changed) or kFull (nothing changed, the key is absent); insert_or_assign kInserted or
+// kUpdated (or kFull); erase whether the key was present; find a copy of the value, not a
+// pointer (it would dangle as soon as the lock is let go). Every operation is
+// linearizable (claim C10, checked by stress/tests/concurrent_map_stress_test.cpp): it
+// takes effect at one instant between its call and its return, inside its critical
+// section. No key is ever stored twice, across growth too (C7).
+//
+// Configuration: CuckooMapConfig (initial_capacity, max_capacity, max_path_length, seed)
+// with CuckooMap's rules; an invalid one throws ConfigError naming the field, before
+// anything is allocated. The coarse map also takes a sync::HtmPolicy (default
+// HtmPolicy::automatic(): hardware RTM where the CPU has it, none elsewhere), validated
+// the same way, so that tests can run it under every HTM backend.
+//
+// Thread safety, per member (both designs unless said otherwise)
+// ---------------------------------------------------------------
+// Any number of threads may call insert, insert_or_assign, erase, find, contains, size,
+// empty, clear, reserve, for_each, snapshot, check_invariants and the accessors at once,
+// in any mix, on the same map. Construction and destruction need exclusive access.
+// Which locks each one holds (none is held on any return path: every lock is a scoped
+// guard, released before the call returns, also when it leaves by an exception):
+//
+//   member               coarse (one elided lock)          striped (stripe locks)
+//   find, contains       read section                      the key's two stripes
+//   insert, insert_or_   write section (growth inside it)  the key's two stripes; on a
+//     assign, erase                                        full bucket pair: lock-free
+//                                                          path search, then 2 stripes
+//                                                          per hop and 3 for the last;
+//                                                          growth: every stripe
+//   size, empty          read section (exact)              none: sums per-stripe
+//                                                          counters (exact when no
+//                                                          insert or erase runs)
+//   clear, reserve       write section, not elided         every stripe
+//   for_each, snapshot,  read section, not elided          every stripe
+//     check_invariants
+//   capacity, bucket_    read section                      none (atomic snapshot)
+//     count, load_factor
+//
+// for_each(f) calls f(key, value) for every item with the lock(s) above held, so it sees
+// one consistent state; f runs exactly once per item (never inside a transaction) and
+// must not call into the same map (the locks are not recursive). There are no iterators:
+// they would have to hold a lock across calls.
+//
+// Calls that are concurrent with each other take effect in some order; which one wins a
+// race is up to the scheduler. In particular size() while inserts and erases run is a
+// value between the counts before and after them, and with the striped design it counts
+// each concurrent insert or erase either fully or not at all.
+//
+// Hasher and KeyEqual are called under the locks (the striped design also hashes outside
+// them); they must not call into the map. K and V: as CuckooMap (nothrow move
+// constructible); V must also be copy constructible (find returns a copy). An exception
+// thrown by copying a key or value leaves the map unchanged.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "cuckoo_map.hpp"
+#include "detail/striped_map.hpp"
+#include "hash.hpp"
+#include "status.hpp"
+#include "sync/elided_lock.hpp"
+#include "sync/htm.hpp"
+#include "sync/mcs_lock.hpp"
+
+namespace cuckoo {
+
+// Design (a): one elided lock around a CuckooMap.
+//
+// Locks held: each member below runs one critical section of lock_ through a scoped
+// guard (ElidedLock::with_read / with_write, or an ElidedGuard with kNoElision where the
+// section must run exactly once or is known to abort a transaction), and returns with
+// nothing held: the transaction committed or the MCS fallback lock released. Under a
+// hardware transaction a critical section may run more than once (aborted runs are
+// rolled back without a trace); CuckooMap's operations have no effect outside the map,
+// so that is invisible.
+template <class K, class V, unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
+          class KeyEqual = std::equal_to<K>>
+  requires HasherFor<Hasher, K>
+class CoarseConcurrentMap {
+  static_assert(std::is_copy_constructible_v<V>, "find() returns a copy of the value");
+
+ public:
+  using map_type = CuckooMap<K, V, SlotsPerBucket, Hasher, KeyEqual>;
+  using key_type = K;
+  using mapped_type = V;
+  using value_type = std::pair<K, V>;
+  using size_type = std::size_t;
+  using hasher = Hasher;
+  using key_equal = KeyEqual;
+  using lock_type = sync::ElidedLock<sync::McsLock>;
+
+  static constexpr unsigned kSlotsPerBucket = SlotsPerBucket;
+
+  // Throws ConfigError naming the field if config or policy is invalid.
+  explicit CoarseConcurrentMap(const CuckooMapConfig& config = {},
+                               sync::HtmPolicy policy = sync::HtmPolicy::automatic(),
+                               Hasher hash_fn = {}, KeyEqual equal_fn = {})
+      : lock_(std::move(policy)), map_(config, std::move(hash_fn), std::move(equal_fn)) {}
+
+  CoarseConcurrentMap(const CoarseConcurrentMap&) = delete;
+  CoarseConcurrentMap& operator=(const CoarseConcurrentMap&) = delete;
+  // REQUIRES: no other thread uses the map.
+  ~CoarseConcurrentMap() = default;
+
+  // Write section; growth, when needed, runs inside it.
+  InsertResult insert(const K& key, const V& value) {
+    return lock_.with_write([&] { return map_.insert(key, value); });
+  }
+  InsertResult insert(K&& key, V&& value) {
+    // A hardware abort rolls back the moves along with everything else; emulated
+    // transactions abort only before the section starts. So key and value are moved
+    // from exactly once, by the run that commits.
+    return lock_.with_write([&] { return map_.insert(std::move(key), std::move(value)); });
+  }
+  InsertResult insert_or_assign(const K& key, const V& value) {
+    return lock_.with_write([&] { return map_.insert_or_assign(key, value); });
+  }
+  InsertResult insert_or_assign(K&& key, V&& value) {
+    return lock_.with_write(
+        [&] { return map_.insert_or_assign(std::move(key), std::move(value)); });
+  }
+  bool erase(const K& key) {
+    return lock_.with_write([&] { return map_.erase(key); });
+  }
+
+  // Read sections.
+  std::optional<V> find(const K& key) const {
+    return lock_.with_read([&]() -> std::optional<V> {
+      const V* value = std::as_const(map_).find(key);
+      return value == nullptr ? std::nullopt : std::optional<V>(*value);
+    });
+  }
+  bool contains(const K& key) const {
+    return lock_.with_read([&] { return map_.contains(key); });
+  }
+  std::size_t size() const {
+    return lock_.with_read([&] { return map_.size(); });
+  }
+  bool empty() const { return size() == 0; }
+  std::size_t capacity() const {
+    return lock_.with_read([&] { return map_.capacity(); });
+  }
+  std::uint32_t bucket_count() const {
+    return lock_.with_read([&] { return map_.bucket_count(); });
+  }
+  double load_factor() const {
+    return lock_.with_read([&] { return map_.load_factor(); });
+  }
+  // The seed in use (CuckooMap may reseed when it grows).
+  std::uint64_t seed() const {
+    return lock_.with_read([&] { return map_.seed(); });
+  }
+  // The validated configuration (never changes; read without the lock).
+  const CuckooMapConfig& config() const noexcept { return map_.config(); }
+
+  // Write section without elision: clearing and rebuilding touch the whole table, more
+  // than a transaction holds.
+  void clear() {
+    const sync::ElidedGuard<sync::WriteMode> guard(lock_, sync::kNoElision);
+    map_.clear();
+  }
+  bool reserve(std::size_t n) {
+    const sync::ElidedGuard<sync::WriteMode> guard(lock_, sync::kNoElision);
+    return map_.reserve(n);
+  }
+
+  // Read section without elision, so that f runs exactly once per item.
+  // REQUIRES: f does not call into this map.
+  template <class F>
+  void for_each(F&& f) const {
+    const sync::ElidedGuard<sync::ReadMode> guard(lock_, sync::kNoElision);
+    for (const value_type& item : map_) std::invoke(f, item.first, item.second);
+  }
+  std::vector<value_type> snapshot() const {
+    std::vector<value_type> items;
+    for_each([&](const K& key, const V& value) { items.emplace_back(key, value); });
+    return items;
+  }
+  std::string check_invariants() const {
+    const sync::ElidedGuard<sync::ReadMode> guard(lock_, sync::kNoElision);
+    return map_.check_invariants();
+  }
+
+  // Statistics: the map's (a copy taken in a read section) and the lock's.
+  CuckooMapStats map_stats() const {
+    const sync::ElidedGuard<sync::ReadMode> guard(lock_, sync::kNoElision);
+    return map_.stats();
+  }
+  sync::ElisionStats lock_stats() const noexcept { return lock_.stats(); }
+  const sync::HtmPolicy& policy() const noexcept { return lock_.policy(); }
+
+ private:
+  mutable lock_type lock_;
+  map_type map_;  // guarded by lock_
+};
+
+// Design (b): striped bucket locks (detail/striped_map.hpp).
+template <class K, class V, unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
+          class KeyEqual = std::equal_to<K>>
+using StripedConcurrentMap = detail::StripedMap<K, V, SlotsPerBucket, Hasher, KeyEqual>;
+
+enum class ConcurrentMapDesign : std::uint8_t {
+  kCoarse,   // CoarseConcurrentMap
+  kStriped,  // StripedConcurrentMap
+};
+
+template <class K, class V, ConcurrentMapDesign Design = ConcurrentMapDesign::kStriped,
+          unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
+          class KeyEqual = std::equal_to<K>>
+using ConcurrentMap =
+    std::conditional_t<Design == ConcurrentMapDesign::kCoarse,
+                       CoarseConcurrentMap<K, V, SlotsPerBucket, Hasher, KeyEqual>,
+                       StripedConcurrentMap<K, V, SlotsPerBucket, Hasher, KeyEqual>>;
+
+// The interface both designs share.
+template <class M>
+concept ConcurrentMapApi =
+    requires(M& m, const M& cm, const typename M::key_type& key,
+             const typename M::mapped_type& value, std::size_t n) {
+      { m.insert(key, value) } -> std::same_as<InsertResult>;
+      { m.insert_or_assign(key, value) } -> std::same_as<InsertResult>;
+      { m.erase(key) } -> std::same_as<bool>;
+      { cm.find(key) } -> std::same_as<std::optional<typename M::mapped_type>>;
+      { cm.contains(key) } -> std::same_as<bool>;
+      { cm.size() } -> std::same_as<std::size_t>;
+      { cm.empty() } -> std::same_as<bool>;
+      { cm.capacity() } -> std::same_as<std::size_t>;
+      { cm.bucket_count() } -> std::same_as<std::uint32_t>;
+      { cm.seed() } -> std::same_as<std::uint64_t>;
+      { cm.config() } -> std::same_as<const CuckooMapConfig&>;
+      m.clear();
+      { m.reserve(n) } -> std::same_as<bool>;
+      { cm.snapshot() } -> std::same_as<std::vector<typename M::value_type>>;
+      { cm.check_invariants() } -> std::same_as<std::string>;
+    };
+
+static_assert(ConcurrentMapApi<CoarseConcurrentMap<std::uint64_t, std::uint64_t>>);
+static_assert(ConcurrentMapApi<StripedConcurrentMap<std::uint64_t, std::uint64_t>>);
+
+}  // namespace cuckoo

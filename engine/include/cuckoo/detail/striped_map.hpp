@@ -1,0 +1,903 @@
+// StripedConcurrentMap internals: the fine-grained concurrent cuckoo map (design (b) of
+// DESIGN.md's concurrent variants), after libcuckoo: bucket-striped locks, a cuckoo
+// path found without locks, then moved under locks hop by hop with validation.
+//
+// Layout
+// ------
+// A Table is bucket_count buckets of SlotsPerBucket slots. Per slot it keeps the item
+// (std::optional<std::pair<K, V>>, read and written only under the slot's stripe lock)
+// and one atomic word, the item's two candidate buckets packed (first << 32 | second),
+// or kEmptySlotWord. The words are written only under the slot's stripe lock, in the
+// same critical section as the item, and read without any lock by the path search:
+// they are what makes the search lock-free and free of data races (ThreadSanitizer)
+// for any K and V. Buckets are derived as in CuckooMap (detail/map_layout.hpp):
+//     first = reduce32(uint32(h >> 32), n), second = reduce32(uint32(h), n),
+// h = hasher(key, seed()). The seed never changes (growth doubles, it does not reseed),
+// so an operation hashes its key once, outside any lock.
+//
+// Locks (detail/concurrent_map_locks.hpp): S = LockStripes::count_for(max buckets)
+// stripe spin locks, bucket b under stripe b & (S - 1), taken by StripeGuard in
+// ascending stripe order, each once; a thread holds at most one guard at a time. So no
+// deadlock. The live table is table_ (an atomic pointer); it is replaced only by a
+// growth, which holds every stripe. A thread that holds any stripe therefore sees a
+// table_ that cannot change until it lets go.
+//
+// The invariant
+// -------------
+//   (I1) every stored key sits in one of its two candidate buckets of the live table;
+//   (I2) an item enters, leaves or moves between slots only while the mover holds the
+//        stripes of BOTH candidate buckets of its key (of the live table);
+//   (I3) a new key is placed only after both candidate buckets were searched for it
+//        under those same stripes, in the same critical section as the placement.
+// From (I2), a lookup that holds the stripes of its key's two buckets excludes every
+// change to where that key is: a path move of the key from bucket p to bucket q holds
+// the stripes of p and q, which are the key's two buckets, so the lookup sees the key
+// before the move or after it, never "in neither" (no false negative mid-move). From
+// (I2) and (I3), two inserts of one key are serialized on the same stripes and the
+// second finds the first's item: no key is ever stored twice (C7). Growth holds every
+// stripe, so it is atomic to everyone who locks.
+//
+// Operations
+// ----------
+// find / contains / erase / insert of a present key / insert with a free slot in one of
+// the key's buckets: one critical section under the stripes of the key's two buckets
+// (with_key_buckets: read table_, derive the buckets, lock, and retry if table_ was
+// replaced meanwhile; a thread that sees kMaxTableRetries replacements in one call, which
+// takes a stream of growths, takes every stripe instead, under which table_ holds still).
+//
+// insert when both buckets are full (insert_via_path):
+//   1. breadth-first search for a cuckoo path (detail/map_search.hpp, the same search
+//      as CuckooMap) over the slot words of the table read without locks. The result
+//      is a hint: the table may change under the search.
+//   2. move the path from its end: for k = length .. 2, item hops[k-1] -> hops[k] under
+//      the stripes of those two buckets, each hop validated under its locks: the live
+//      table is still the searched one, hops[k] is empty, and hops[k-1] holds an item
+//      of which hops[k].bucket is a candidate bucket (it need not be the item the
+//      search saw: any such item may move there, and (I1) holds after the move).
+//   3. the first hop and the placement in one critical section under the stripes of
+//      the key's two buckets and of hops[1].bucket: search both buckets for the key
+//      (another thread may have inserted it meanwhile: kExists / kUpdated), take a free
+//      slot if one appeared, else validate and move hops[0] -> hops[1] and place the key
+//      in hops[0] (a slot of one of its buckets).
+//   A failed validation (step 2 or 3) leaves every moved item in a candidate bucket of
+//   its own and retries from the top, at most kMaxPathAttempts times.
+//   A search that finds no path, or attempts used up, goes to the exclusive insert.
+// exclusive insert (insert_exclusive): every stripe held, so the table is quiescent:
+//   search the buckets for the key, a free slot, a cuckoo path (moved directly), then
+//   growth: rebuild into twice the buckets (at most kMaxGrowthSteps doublings, clamped to
+//   max_capacity), all or nothing (a dry run places handles first, as CuckooMap's
+//   rebuild), and publish the new table. kFull if the table may not or cannot grow
+//   (max_capacity, growth bounds, load below kMinGrowthLoadPercent, std::bad_alloc):
+//   then nothing changed.
+//
+// No stash. CuckooMap keeps 8 stash slots for items no path can place; here a stash
+// would be one more lock that every lookup of a key absent from its buckets must take
+// (or a second lock-free protocol), for a benefit that growth already gives: an insert
+// that finds no path grows the table instead. At max_capacity this means kFull a little
+// earlier than CuckooMap (at the load a path search reaches, ~95% for b = 4).
+//
+// Retired tables. A growth does not free the replaced Table: its items are moved out and
+// its item storage freed at once, but the Table object and its slot words stay until the
+// map is destroyed, because a lock-free path search may still be reading them (it finds
+// out at validation that the table was replaced). Each table is at most half the next,
+// so the retired words take less than the live ones: 8 bytes per live slot at most.
+// (libcuckoo keeps its replaced lock arrays the same way.) This is what makes a pointer
+// read from table_ safe to dereference at any time without reference counting.
+//
+// Lookup strategy: lookups lock the two stripes exclusively, as libcuckoo does. A shared
+// (reader) mode would still write the lock word, so the cache-line traffic is the same
+// as an exclusive lock's unless many threads read one stripe at the same instant; and
+// optimistic versioned reads (seqlock) would read items while a writer changes them,
+// which is a data race for a non-atomic K or V (and a ThreadSanitizer report) unless
+// items were restricted to trivially copyable words. Exclusive stripes are simple, exact
+// and race-free for any K and V.
+//
+// Bounds: StripeGuard::kMaxBuckets stripes per guard (or all); kMaxTableRetries retries of
+// with_key_buckets; kMaxPathAttempts optimistic path attempts per insert; the path
+// search's kMapMaxPathLength / kMapMaxBfsNodes; kMaxGrowthSteps doublings per growth;
+// the slot count for rebuilds, clear, iteration and invariant checks.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../cuckoo_map.hpp"
+#include "../error.hpp"
+#include "../hash.hpp"
+#include "../status.hpp"
+#include "../sync/detail/counters.hpp"
+#include "concurrent_map_locks.hpp"
+#include "map_layout.hpp"
+#include "map_search.hpp"
+
+namespace cuckoo {
+
+// Counters of a StripedConcurrentMap since construction. Relaxed statistics: exact once
+// the threads that used the map have been joined.
+struct StripedMapStats {
+  std::uint64_t inserts = 0;            // new keys stored
+  std::uint64_t updates = 0;            // values replaced by insert_or_assign
+  std::uint64_t erases = 0;             // keys removed
+  std::uint64_t path_inserts = 0;       // inserts placed by a concurrently moved path
+  std::uint64_t path_retries = 0;       // path attempts abandoned: validation failed
+  std::uint64_t exclusive_inserts = 0;  // inserts that took every stripe
+  std::uint64_t growths = 0;            // tables replaced by bigger ones (insert or reserve)
+  std::uint64_t table_retries = 0;      // lock sections retried: the table was replaced
+  std::uint64_t full_rejections = 0;    // inserts answered kFull
+};
+
+namespace detail {
+
+// Test-only faults: a StripedMap with one of these has a genuine concurrency bug, so
+// that the stress tests can show that their checker catches it. Production code uses
+// kNone (StripedConcurrentMap).
+enum class StripedMapFault : std::uint8_t {
+  kNone,
+  // The path insert's last critical section holds only the stripes of the two buckets
+  // of the first hop and re-checks only the first hop's bucket for the key before it
+  // places it there: the key's other bucket is neither locked nor searched, which breaks
+  // (I3), so a concurrent insert of the same key into that bucket stores it twice.
+  kPathPlacesUnderOneBucket,
+  // Path hops move whatever the source slot holds into the target slot without
+  // validating under their locks that the source still holds an item that belongs in
+  // the target bucket and that the target is still empty: loses items or puts them in
+  // a bucket where lookups do not look.
+  kUnvalidatedHop,
+};
+
+// The slot word of an empty slot. Bucket indices are below 2^31, so no packed pair of
+// candidate buckets equals it.
+inline constexpr std::uint64_t kEmptySlotWord = ~std::uint64_t{0};
+
+constexpr std::uint64_t pack_buckets(MapBucketPair pair) noexcept {
+  return (std::uint64_t{pair.first} << 32) | pair.second;
+}
+constexpr MapBucketPair unpack_buckets(std::uint64_t word) noexcept {
+  return {static_cast<std::uint32_t>(word >> 32), static_cast<std::uint32_t>(word)};
+}
+
+template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual,
+          StripedMapFault Fault = StripedMapFault::kNone>
+  requires HasherFor<Hasher, K>
+class StripedMap {
+  static_assert(SlotsPerBucket == 1 || SlotsPerBucket == 2 || SlotsPerBucket == 4 ||
+                    SlotsPerBucket == 8,
+                "SlotsPerBucket must be 1, 2, 4 or 8");
+  static_assert(std::is_nothrow_move_constructible_v<K> &&
+                    std::is_nothrow_move_constructible_v<V>,
+                "keys and values must be nothrow move constructible: items move along "
+                "cuckoo paths and in rebuilds, which must not fail half way");
+  static_assert(std::is_copy_constructible_v<V>, "find() returns a copy of the value");
+  static_assert(std::is_invocable_r_v<bool, const KeyEqual&, const K&, const K&>,
+                "KeyEqual must compare two keys");
+
+ public:
+  using key_type = K;
+  using mapped_type = V;
+  using value_type = std::pair<K, V>;
+  using size_type = std::size_t;
+  using hasher = Hasher;
+  using key_equal = KeyEqual;
+
+  static constexpr unsigned kSlotsPerBucket = SlotsPerBucket;
+  static constexpr StripedMapFault kFault = Fault;
+  // Bucket indices are 32-bit and doubling stays within them (as CuckooMap).
+  static constexpr std::uint32_t kMaxBucketCount = std::uint32_t{1} << 31;
+  static constexpr std::uint64_t kMaxCapacity = std::uint64_t{kMaxBucketCount} * SlotsPerBucket;
+  // Lock sections retried because the table was replaced, per call, before the call
+  // takes every stripe (a growth doubles the table, so 31 doublings reach 2^31 buckets;
+  // only a stream of small reserve() steps could replace it more often).
+  static constexpr unsigned kMaxTableRetries = 32;
+  // Optimistic path attempts per insert before it takes every stripe.
+  static constexpr unsigned kMaxPathAttempts = 4;
+  // Growth bounds (as CuckooMap; no reseeding: see the top of this file).
+  static constexpr unsigned kMaxGrowthSteps = 3;
+  static constexpr unsigned kMinGrowthLoadPercent = 5;
+  static constexpr unsigned kReserveLoadPercent = SlotsPerBucket == 1   ? 45
+                                                  : SlotsPerBucket == 2 ? 80
+                                                  : SlotsPerBucket == 4 ? 90
+                                                                        : 95;
+
+  // Throws ConfigError naming the field if config is invalid (the rules of
+  // CuckooMapConfig, with kMaxCapacity above), before allocating anything;
+  // std::bad_alloc if the first table cannot be allocated.
+  explicit StripedMap(const CuckooMapConfig& config = {}, Hasher hash_fn = {},
+                      KeyEqual equal_fn = {})
+      : config_(validated(config)),
+        seed_(*config_.seed),
+        stripes_(LockStripes::count_for(max_bucket_count())),
+        hasher_(std::move(hash_fn)),
+        key_eq_(std::move(equal_fn)) {
+    tables_.push_back(std::make_unique<Table>(initial_bucket_count(config_)));
+    table_.store(tables_.back().get(), std::memory_order_release);
+  }
+
+  StripedMap(const StripedMap&) = delete;
+  StripedMap& operator=(const StripedMap&) = delete;
+  // REQUIRES: no other thread uses the map.
+  ~StripedMap() = default;
+
+  // ---- Operations (contracts: cuckoo/concurrent_map.hpp) ------------------------------
+
+  InsertResult insert(const K& key, const V& value) { return insert_impl(key, value, false); }
+  InsertResult insert(K&& key, V&& value) {
+    return insert_impl(std::move(key), std::move(value), false);
+  }
+  InsertResult insert_or_assign(const K& key, const V& value) {
+    return insert_impl(key, value, true);
+  }
+  InsertResult insert_or_assign(K&& key, V&& value) {
+    return insert_impl(std::move(key), std::move(value), true);
+  }
+
+  // Locks held on return: none (the key's two stripes during the lookup).
+  std::optional<V> find(const K& key) const {
+    return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
+      const std::size_t pos = position_in(t, pair, key);
+      return pos == kNoPosition ? std::nullopt : std::optional<V>(t.slots[pos]->second);
+    });
+  }
+
+  // Locks held on return: none (the key's two stripes during the lookup).
+  bool contains(const K& key) const {
+    return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
+      return position_in(t, pair, key) != kNoPosition;
+    });
+  }
+
+  // Locks held on return: none (the key's two stripes while it looks and removes).
+  bool erase(const K& key) {
+    return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
+      const std::size_t pos = position_in(t, pair, key);
+      if (pos == kNoPosition) return false;
+      t.clear_slot(pos);
+      stripes_.add_items(stripes_.stripe_of(pair.first), -1);
+      count(Counter::kErases);
+      return true;
+    });
+  }
+
+  // Locks held on return: none (every stripe while it empties the table).
+  void clear() noexcept {
+    const StripeGuard all(stripes_, kAllStripes);
+    Table& t = live_table();
+    for (std::size_t pos = 0; pos < t.slots.size(); ++pos) t.clear_slot(pos);
+    stripes_.reset_items();
+  }
+
+  // Grows the table, if needed, so that n items fill it to at most kReserveLoadPercent.
+  // Returns false, changing nothing, if that needs more than max_capacity slots or the
+  // rebuild fails. Locks held on return: none (every stripe while it decides and grows).
+  bool reserve(std::size_t n) {
+    if (n > config_.max_capacity) return false;
+    const std::uint64_t slots_needed =
+        (std::uint64_t{n} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
+    const std::uint64_t buckets_needed = (slots_needed + SlotsPerBucket - 1) / SlotsPerBucket;
+    const StripeGuard all(stripes_, kAllStripes);
+    if (buckets_needed <= live_table().bucket_count) return true;
+    if (buckets_needed > max_bucket_count()) return false;
+    try {
+      return grow_to(static_cast<std::uint32_t>(buckets_needed), nullptr, 0);
+    } catch (const std::bad_alloc&) {
+      return false;  // nothing changed
+    }
+  }
+
+  // Lock-free snapshots. size() sums the per-stripe item counters: O(stripe_count()),
+  // exact when no insert or erase runs, and otherwise counts each concurrent insert or
+  // erase fully or not at all (detail/concurrent_map_locks.hpp).
+  std::size_t size() const noexcept { return stripes_.item_count(); }
+  bool empty() const noexcept { return size() == 0; }
+  std::uint32_t bucket_count() const noexcept {
+    return table_.load(std::memory_order_acquire)->bucket_count;
+  }
+  std::size_t capacity() const noexcept { return std::size_t{bucket_count()} * SlotsPerBucket; }
+  double load_factor() const noexcept {
+    return static_cast<double>(size()) / static_cast<double>(capacity());
+  }
+  std::uint64_t seed() const noexcept { return seed_; }
+  const CuckooMapConfig& config() const noexcept { return config_; }
+  std::size_t stripe_count() const noexcept { return stripes_.count(); }
+  const Hasher& hash_function() const noexcept { return hasher_; }
+  const KeyEqual& key_eq() const noexcept { return key_eq_; }
+
+  StripedMapStats stats() const noexcept {
+    StripedMapStats s;
+    s.inserts = counters_.sum(Counter::kInserts);
+    s.updates = counters_.sum(Counter::kUpdates);
+    s.erases = counters_.sum(Counter::kErases);
+    s.path_inserts = counters_.sum(Counter::kPathInserts);
+    s.path_retries = counters_.sum(Counter::kPathRetries);
+    s.exclusive_inserts = counters_.sum(Counter::kExclusiveInserts);
+    s.growths = counters_.sum(Counter::kGrowths);
+    s.table_retries = counters_.sum(Counter::kTableRetries);
+    s.full_rejections = counters_.sum(Counter::kFullRejections);
+    return s;
+  }
+
+  // Calls f(key, value) for every item, under every stripe: a consistent snapshot.
+  // REQUIRES: f does not call into this map (stripe locks are not recursive).
+  // Locks held on return: none.
+  template <class F>
+  void for_each(F&& f) const {
+    const StripeGuard all(stripes_, kAllStripes);
+    const Table& t = live_table();
+    for (const Slot& slot : t.slots) {  // bounded by the slot count
+      if (slot.has_value()) std::invoke(f, std::as_const(slot->first), std::as_const(slot->second));
+    }
+  }
+
+  std::vector<value_type> snapshot() const {
+    std::vector<value_type> items;
+    for_each([&](const K& key, const V& value) { items.emplace_back(key, value); });
+    return items;
+  }
+
+  // The two candidate buckets of key in the live table (a snapshot).
+  std::pair<std::uint32_t, std::uint32_t> buckets_of(const K& key) const {
+    const MapBucketPair pair = map_buckets(hash_key(key), bucket_count());
+    return {pair.first, pair.second};
+  }
+
+  // Verifies, under every stripe: every item sits in a candidate bucket of its key, its
+  // slot word holds those buckets, empty slots have the empty word, no key is stored
+  // twice, and size() equals the items stored. Returns "" or the first violation.
+  std::string check_invariants() const {
+    const StripeGuard all(stripes_, kAllStripes);
+    const Table& t = live_table();
+    std::size_t items = 0;
+    for (std::size_t pos = 0; pos < t.slots.size(); ++pos) {
+      const std::uint64_t word = t.words[pos].load(std::memory_order_relaxed);
+      if (!t.slots[pos].has_value()) {
+        if (word != kEmptySlotWord) return "empty slot " + std::to_string(pos) + " has a word";
+        continue;
+      }
+      ++items;
+      const MapBucketPair pair = map_buckets(hash_key(t.slots[pos]->first), t.bucket_count);
+      const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
+      if (bucket != pair.first && bucket != pair.second) {
+        return "the key at slot " + std::to_string(pos) + " is in bucket " +
+               std::to_string(bucket) + ", its candidate buckets are " +
+               std::to_string(pair.first) + " and " + std::to_string(pair.second);
+      }
+      if (word != pack_buckets(pair)) {
+        return "the word of slot " + std::to_string(pos) + " does not name its key's buckets";
+      }
+      const std::size_t found = position_in(t, pair, t.slots[pos]->first);
+      if (found != pos) {
+        return "the key at slot " + std::to_string(pos) + " is also stored at slot " +
+               std::to_string(found);
+      }
+    }
+    if (items != size()) {
+      return std::to_string(items) + " slots hold items, size() is " + std::to_string(size());
+    }
+    return {};
+  }
+
+ private:
+  using Slot = std::optional<value_type>;
+  static constexpr std::size_t kNoPosition = std::numeric_limits<std::size_t>::max();
+  static constexpr std::uint64_t kNoHandle = std::numeric_limits<std::uint64_t>::max();
+
+  struct Table {
+    explicit Table(std::uint32_t buckets)
+        : bucket_count(buckets),
+          words(std::make_unique<std::atomic<std::uint64_t>[]>(std::size_t{buckets} *
+                                                                SlotsPerBucket)),
+          slots(std::size_t{buckets} * SlotsPerBucket) {
+      for (std::size_t pos = 0; pos < slots.size(); ++pos) {
+        words[pos].store(kEmptySlotWord, std::memory_order_relaxed);
+      }
+    }
+
+    // REQUIRES (all three): the stripes of the slots' buckets held, or the table not yet
+    // published. Word stores are relaxed: lock-free readers take them as hints only;
+    // locked readers are ordered by the stripe locks.
+    template <class... Args>
+    void fill_slot(std::size_t pos, MapBucketPair pair, Args&&... args) {
+      slots[pos].emplace(std::forward<Args>(args)...);
+      words[pos].store(pack_buckets(pair), std::memory_order_relaxed);
+    }
+    void clear_slot(std::size_t pos) noexcept {
+      slots[pos].reset();
+      words[pos].store(kEmptySlotWord, std::memory_order_relaxed);
+    }
+    void move_slot(std::size_t from, std::size_t to) noexcept {
+      slots[to].emplace(std::move(*slots[from]));
+      words[to].store(words[from].load(std::memory_order_relaxed), std::memory_order_relaxed);
+      clear_slot(from);
+    }
+
+    const std::uint32_t bucket_count;
+    const std::unique_ptr<std::atomic<std::uint64_t>[]> words;  // kept until destruction
+    std::vector<Slot> slots;  // freed when the table is retired
+  };
+
+  // Path search adapter over a table's slot words. Read without locks by the
+  // optimistic search (a hint), or with every stripe held by the exclusive insert,
+  // which alone calls move_item.
+  struct WordView {
+    Table* table;
+    std::uint32_t bucket_count() const { return table->bucket_count; }
+    bool occupied(std::uint32_t bucket, unsigned slot) const {
+      // relaxed: a hint, validated under the stripe locks before anything moves.
+      return table->words[slot_index(bucket, slot)].load(std::memory_order_relaxed) !=
+             kEmptySlotWord;
+    }
+    std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
+      const std::uint64_t word =
+          table->words[slot_index(bucket, slot)].load(std::memory_order_relaxed);  // a hint
+      // A slot emptied since occupied() was read answers its own bucket, which the
+      // search skips as already visited.
+      if (word == kEmptySlotWord) return bucket;
+      const MapBucketPair pair = unpack_buckets(word);
+      return pair.first == bucket ? pair.second : pair.second == bucket ? pair.first : bucket;
+    }
+    // REQUIRES: every stripe held.
+    void move_item(MapSlotRef from, MapSlotRef to) {
+      table->move_slot(slot_index(from.bucket, from.slot), slot_index(to.bucket, to.slot));
+    }
+  };
+
+  // Path search adapter over the dry-run placement of a rebuild (handles, not items).
+  struct PlanView {
+    std::vector<std::uint64_t>* placement;     // handle per new slot, or kNoHandle
+    const std::vector<std::uint64_t>* hashes;  // hash per handle
+    std::uint32_t buckets;
+    std::uint32_t bucket_count() const { return buckets; }
+    bool occupied(std::uint32_t bucket, unsigned slot) const {
+      return (*placement)[slot_index(bucket, slot)] != kNoHandle;
+    }
+    std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
+      const std::uint64_t handle = (*placement)[slot_index(bucket, slot)];
+      return map_alt_bucket((*hashes)[handle], bucket, buckets);
+    }
+    void move_item(MapSlotRef from, MapSlotRef to) {
+      std::uint64_t& source = (*placement)[slot_index(from.bucket, from.slot)];
+      (*placement)[slot_index(to.bucket, to.slot)] = source;
+      source = kNoHandle;
+    }
+  };
+
+  // What one locked step of an insert decided.
+  enum class Step : std::uint8_t {
+    kDone,    // the insert is decided: see the InsertResult
+    kNoRoom,  // both buckets full: look for a path
+    kRetry,   // a validation failed or the table was replaced: start over
+  };
+  struct Decision {
+    Step step;
+    InsertResult result = InsertResult::kFull;
+  };
+
+  enum class Counter : std::size_t {
+    kInserts,
+    kUpdates,
+    kErases,
+    kPathInserts,
+    kPathRetries,
+    kExclusiveInserts,
+    kGrowths,
+    kTableRetries,
+    kFullRejections,
+    kCount,
+  };
+
+  static constexpr std::size_t slot_index(std::uint32_t bucket, unsigned slot) noexcept {
+    return std::size_t{bucket} * SlotsPerBucket + slot;
+  }
+  static constexpr std::size_t slot_index(MapSlotRef ref) noexcept {
+    return slot_index(ref.bucket, ref.slot);
+  }
+  static std::uint32_t initial_bucket_count(const CuckooMapConfig& config) noexcept {
+    return static_cast<std::uint32_t>(config.initial_capacity / SlotsPerBucket +
+                                      (config.initial_capacity % SlotsPerBucket != 0 ? 1 : 0));
+  }
+  std::uint32_t max_bucket_count() const noexcept {
+    return static_cast<std::uint32_t>(config_.max_capacity / SlotsPerBucket);
+  }
+
+  std::uint64_t hash_key(const K& key) const { return static_cast<std::uint64_t>(hasher_(key, seed_)); }
+  void count(Counter c) const noexcept { counters_.add(c); }
+
+  // REQUIRES: some stripe held (then table_ cannot change).
+  Table& live_table() const noexcept {
+    // relaxed: growth replaces table_ only while holding every stripe; our stripe lock
+    // acquired after that release, so this load sees the latest table.
+    return *table_.load(std::memory_order_relaxed);
+  }
+
+  // Runs op(table, pair) with the stripes of the key's two buckets held, table being the
+  // live table and pair the key's buckets in it; returns what op returns.
+  // Locks held: the two stripes during op; none on return.
+  template <class Op>
+  auto with_key_buckets(std::uint64_t hash, Op&& op) const {
+    // Bounded: kMaxTableRetries retries, each because table_ was replaced since the load.
+    for (unsigned retry = 0; retry < kMaxTableRetries; ++retry) {
+      // acquire: pairs with the release store that published the table (its words and
+      // bucket_count are read below and by op).
+      Table* t = table_.load(std::memory_order_acquire);
+      const MapBucketPair pair = map_buckets(hash, t->bucket_count);
+      const StripeGuard guard(stripes_, kBucketStripes, pair.first, pair.second);
+      if (&live_table() == t) return op(*t, pair);
+      count(Counter::kTableRetries);  // grown since the load: derive the buckets again
+    }
+    // Starved by growths: under every stripe the table cannot be replaced.
+    const StripeGuard all(stripes_, kAllStripes);
+    Table& t = live_table();
+    return op(t, map_buckets(hash, t.bucket_count));
+  }
+
+  // Slot of key in its two buckets, or kNoPosition. REQUIRES: their stripes held.
+  std::size_t position_in(const Table& t, MapBucketPair pair, const K& key) const {
+    for (const std::uint32_t bucket : {pair.first, pair.second}) {
+      for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+        const Slot& slot = t.slots[slot_index(bucket, s)];
+        if (slot.has_value() && key_eq_(slot->first, key)) return slot_index(bucket, s);
+      }
+    }
+    return kNoPosition;
+  }
+  // A free slot of one bucket, or kNoPosition. REQUIRES: its stripe held.
+  static std::size_t free_position(const Table& t, std::uint32_t bucket) {
+    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+      if (!t.slots[slot_index(bucket, s)].has_value()) return slot_index(bucket, s);
+    }
+    return kNoPosition;
+  }
+  static std::size_t free_position(const Table& t, MapBucketPair pair) {
+    const std::size_t pos = free_position(t, pair.first);
+    return pos != kNoPosition ? pos : free_position(t, pair.second);
+  }
+
+  // The present-key outcome: kExists, or the value replaced and kUpdated.
+  // REQUIRES: the stripes of the key's buckets held; pos holds the key.
+  template <class VV>
+  InsertResult settle_present(Table& t, std::size_t pos, VV&& value, bool assign) {
+    if (!assign) return InsertResult::kExists;
+    t.slots[pos]->second = std::forward<VV>(value);
+    count(Counter::kUpdates);
+    return InsertResult::kUpdated;
+  }
+
+  // Stores a new key at pos. REQUIRES: the stripes of both of its buckets held, both
+  // searched for the key in this critical section ((I3)), pos a free slot of one of them.
+  template <class KK, class VV>
+  InsertResult place_new(Table& t, std::size_t pos, MapBucketPair pair, KK&& key, VV&& value) {
+    t.fill_slot(pos, pair, std::forward<KK>(key), std::forward<VV>(value));
+    stripes_.add_items(stripes_.stripe_of(pair.first), 1);
+    count(Counter::kInserts);
+    return InsertResult::kInserted;
+  }
+
+  // The thread's path search buffers (MapPathSearch is scratch space, one per thread).
+  static MapPathSearch<SlotsPerBucket>& thread_search() {
+    thread_local MapPathSearch<SlotsPerBucket> search;
+    return search;
+  }
+
+  // ---- Insert -------------------------------------------------------------------------
+
+  // Locks held on return: none. See the top of this file for the steps.
+  // key and value are forwarded to every step, but a step moves from them only when it
+  // stores them, and then it returns kDone, which ends the insert: nothing is used after
+  // a move.
+  template <class KK, class VV>
+  InsertResult insert_impl(KK&& key, VV&& value, bool assign) {
+    const std::uint64_t hash = hash_key(key);
+    // Bounded: kMaxPathAttempts optimistic attempts, then the exclusive insert decides.
+    for (unsigned attempt = 0; attempt < kMaxPathAttempts; ++attempt) {
+      const Decision fast =
+          insert_in_buckets(std::forward<KK>(key), std::forward<VV>(value), hash, assign);
+      if (fast.step == Step::kDone) return fast.result;
+      const Decision slow =
+          insert_via_path(std::forward<KK>(key), std::forward<VV>(value), hash, assign);
+      if (slow.step == Step::kDone) return slow.result;
+      if (slow.step == Step::kNoRoom) break;  // no path: only growth can help
+      count(Counter::kPathRetries);
+    }
+    return insert_exclusive(std::forward<KK>(key), std::forward<VV>(value), hash, assign);
+  }
+
+  // The fast path: one critical section under the key's two stripes.
+  // Locks held on return: none. kDone: decided; kNoRoom: both buckets full.
+  template <class KK, class VV>
+  Decision insert_in_buckets(KK&& key, VV&& value, std::uint64_t hash, bool assign) {
+    return with_key_buckets(hash, [&](Table& t, MapBucketPair pair) -> Decision {
+      std::size_t pos = position_in(t, pair, key);
+      if (pos != kNoPosition) {
+        return {Step::kDone, settle_present(t, pos, std::forward<VV>(value), assign)};
+      }
+      pos = free_position(t, pair);
+      if (pos == kNoPosition) return {Step::kNoRoom};
+      return {Step::kDone, place_new(t, pos, pair, std::forward<KK>(key), std::forward<VV>(value))};
+    });
+  }
+
+  // The optimistic slow path: search without locks, move the path hop by hop under
+  // locks, place under the key's stripes. Locks held on return: none.
+  // kDone: decided; kNoRoom: the search found no path; kRetry: a validation failed.
+  template <class KK, class VV>
+  Decision insert_via_path(KK&& key, VV&& value, std::uint64_t hash, bool assign) {
+    // acquire: pairs with the release store that published the table. A Table is never
+    // freed while the map lives, so reading its words without locks is safe.
+    Table* const t = table_.load(std::memory_order_acquire);
+    const MapBucketPair pair = map_buckets(hash, t->bucket_count);
+    MapCuckooPath path;
+    try {
+      if (!thread_search().find_path(WordView{t}, pair.first, pair.second,
+                                     config_.max_path_length, path)) {
+        return {Step::kNoRoom};
+      }
+    } catch (const std::bad_alloc&) {
+      return {Step::kNoRoom};  // the exclusive insert decides (kFull if it cannot either)
+    }
+    if (path.length == 0) return {Step::kRetry};  // a slot was freed since the fast path
+    // Hops from the end; each leaves every item in a candidate bucket of its key.
+    for (unsigned k = path.length; k > 1; --k) {  // bounded by length <= kMapMaxPathLength
+      if (!move_hop(t, path.hops[k - 1], path.hops[k])) return {Step::kRetry};
+    }
+    if constexpr (Fault == StripedMapFault::kPathPlacesUnderOneBucket) {
+      return place_via_first_hop_one_bucket(std::forward<KK>(key), std::forward<VV>(value), t,
+                                            pair, path, assign);
+    }
+    // The first hop and the placement, under the key's stripes and hops[1]'s.
+    const StripeGuard guard(stripes_, kBucketStripes, pair.first, pair.second,
+                            path.hops[1].bucket);
+    if (&live_table() != t) return {Step::kRetry};
+    std::size_t pos = position_in(*t, pair, key);
+    if (pos != kNoPosition) {
+      return {Step::kDone, settle_present(*t, pos, std::forward<VV>(value), assign)};
+    }
+    pos = free_position(*t, pair);  // someone may have freed a slot meanwhile
+    if (pos == kNoPosition) {
+      if (!hop_is_valid(*t, path.hops[0], path.hops[1])) return {Step::kRetry};
+      apply_hop(*t, path.hops[0], path.hops[1]);
+      pos = slot_index(path.hops[0]);
+      assert(path.hops[0].bucket == pair.first || path.hops[0].bucket == pair.second);
+      count(Counter::kPathInserts);
+    }
+    return {Step::kDone, place_new(*t, pos, pair, std::forward<KK>(key), std::forward<VV>(value))};
+  }
+
+  // TEST FAULT kPathPlacesUnderOneBucket: the last hop and the placement under the
+  // stripes of hops[0] and hops[1] only, re-checking only hops[0]'s bucket for the key.
+  // It yields first, as a preemption there would: that widens the window in which
+  // another insert of the key can land in its other bucket, so that a short test run
+  // meets the bug (it is the same bug without the yield, only rarer).
+  template <class KK, class VV>
+  Decision place_via_first_hop_one_bucket(KK&& key, VV&& value, Table* t, MapBucketPair pair,
+                                          const MapCuckooPath& path, bool assign) {
+    std::this_thread::yield();
+    const std::uint32_t bucket = path.hops[0].bucket;
+    const StripeGuard guard(stripes_, kBucketStripes, bucket, path.hops[1].bucket);
+    if (&live_table() != t) return {Step::kRetry};
+    for (unsigned s = 0; s < SlotsPerBucket; ++s) {  // the re-check: this bucket only
+      const Slot& slot = t->slots[slot_index(bucket, s)];
+      if (slot.has_value() && key_eq_(slot->first, key)) {
+        return {Step::kDone,
+                settle_present(*t, slot_index(bucket, s), std::forward<VV>(value), assign)};
+      }
+    }
+    if (!hop_is_valid(*t, path.hops[0], path.hops[1])) return {Step::kRetry};
+    apply_hop(*t, path.hops[0], path.hops[1]);
+    t->fill_slot(slot_index(path.hops[0]), pair, std::forward<KK>(key), std::forward<VV>(value));
+    stripes_.add_items(stripes_.stripe_of(bucket), 1);
+    count(Counter::kInserts);
+    count(Counter::kPathInserts);
+    return {Step::kDone, InsertResult::kInserted};
+  }
+
+  // Moves the item at `from` to `to` if, under their stripes, the table is still t and
+  // the hop is still valid. Locks held on return: none (the two stripes during it).
+  bool move_hop(Table* t, MapSlotRef from, MapSlotRef to) {
+    const StripeGuard guard(stripes_, kBucketStripes, from.bucket, to.bucket);
+    if (&live_table() != t) return false;
+    if (!hop_is_valid(*t, from, to)) return false;
+    apply_hop(*t, from, to);
+    return true;
+  }
+
+  // Whether `from` holds an item that may move to the empty slot `to`: to.bucket is one
+  // of the item's candidate buckets (so (I1) holds after the move). REQUIRES: both
+  // stripes held.
+  bool hop_is_valid(const Table& t, MapSlotRef from, MapSlotRef to) const {
+    if constexpr (Fault == StripedMapFault::kUnvalidatedHop) {
+      return true;  // TEST FAULT: no validation at all
+    } else {
+      const std::size_t source = slot_index(from);
+      if (!t.slots[source].has_value() || t.slots[slot_index(to)].has_value()) return false;
+      // relaxed: the word is written under this stripe, which we hold.
+      const MapBucketPair item = unpack_buckets(t.words[source].load(std::memory_order_relaxed));
+      return item.first == to.bucket || item.second == to.bucket;
+    }
+  }
+
+  // REQUIRES: both stripes held and hop_is_valid (for the faulty variant: whatever is
+  // there is moved, overwriting the target, as a naive implementation would).
+  static void apply_hop(Table& t, MapSlotRef from, MapSlotRef to) {
+    if constexpr (Fault == StripedMapFault::kUnvalidatedHop) {
+      const std::size_t source = slot_index(from);
+      const std::size_t target = slot_index(to);
+      t.slots[target] = std::move(t.slots[source]);
+      t.words[target].store(t.words[source].load(std::memory_order_relaxed),
+                            std::memory_order_relaxed);
+      t.clear_slot(source);
+    } else {
+      t.move_slot(slot_index(from), slot_index(to));
+    }
+  }
+
+  // The exclusive insert: every stripe held, the table quiescent (only lock-free
+  // searches read its words). Locks held on return: none.
+  template <class KK, class VV>
+  InsertResult insert_exclusive(KK&& key, VV&& value, std::uint64_t hash, bool assign) {
+    const StripeGuard all(stripes_, kAllStripes);
+    count(Counter::kExclusiveInserts);
+    Table& t = live_table();
+    const MapBucketPair pair = map_buckets(hash, t.bucket_count);
+    std::size_t pos = position_in(t, pair, key);
+    if (pos != kNoPosition) return settle_present(t, pos, std::forward<VV>(value), assign);
+    pos = free_position(t, pair);
+    if (pos != kNoPosition) {
+      return place_new(t, pos, pair, std::forward<KK>(key), std::forward<VV>(value));
+    }
+    try {
+      MapCuckooPath path;
+      WordView view{&t};
+      if (thread_search().find_path(view, pair.first, pair.second, config_.max_path_length,
+                                    path)) {
+        MapPathSearch<SlotsPerBucket>::apply(view, path);
+        return place_new(t, slot_index(path.hops[0]), pair, std::forward<KK>(key),
+                         std::forward<VV>(value));
+      }
+      // Growth. Refused below kMinGrowthLoadPercent, as CuckooMap: so empty a table that
+      // has no path means the hasher gives many keys the same buckets.
+      const std::size_t items = stripes_.item_count();  // exact: every stripe held
+      const bool worth_growing = items * 100 >= std::size_t{kMinGrowthLoadPercent} * t.slots.size();
+      value_type item(std::forward<KK>(key), std::forward<VV>(value));
+      std::uint32_t target = t.bucket_count;
+      for (unsigned step = 0; worth_growing && step < kMaxGrowthSteps; ++step) {
+        if (target >= max_bucket_count()) break;
+        target = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(std::uint64_t{target} * 2, max_bucket_count()));
+        if (grow_to(target, &item, hash)) {
+          stripes_.add_items(0, 1);  // every stripe is held
+          count(Counter::kInserts);
+          return InsertResult::kInserted;
+        }
+      }
+    } catch (const std::bad_alloc&) {
+      // Searches and rebuilds allocate before they change anything: nothing changed.
+    }
+    count(Counter::kFullRejections);
+    return InsertResult::kFull;
+  }
+
+  // Rebuilds the live table into `buckets` buckets, adding *pending (whose hash is
+  // pending_hash) if given, and publishes the new table. All or nothing: a dry run on
+  // handles (old slot positions; pending is handle old_slots) places every item first;
+  // returns false, having changed nothing, if it cannot. May throw std::bad_alloc before
+  // anything changed. REQUIRES: every stripe held.
+  bool grow_to(std::uint32_t buckets, value_type* pending, std::uint64_t pending_hash) {
+    Table& old = live_table();
+    const std::size_t old_slots = old.slots.size();
+    const std::size_t handle_count = old_slots + (pending != nullptr ? 1 : 0);
+    const std::size_t new_slots = std::size_t{buckets} * SlotsPerBucket;
+    std::vector<std::uint64_t> hashes(handle_count, 0);
+    std::vector<std::uint64_t> placement(new_slots, kNoHandle);
+    PlanView view{&placement, &hashes, buckets};
+    const auto place_in = [&](std::uint32_t bucket, std::uint64_t handle) {
+      for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+        std::uint64_t& slot = placement[slot_index(bucket, s)];
+        if (slot == kNoHandle) {
+          slot = handle;
+          return true;
+        }
+      }
+      return false;
+    };
+    for (std::size_t handle = 0; handle < handle_count; ++handle) {  // bounded by the slots
+      if (handle < old_slots && !old.slots[handle].has_value()) continue;
+      const std::uint64_t hash =
+          handle == old_slots ? pending_hash : hash_key(old.slots[handle]->first);
+      hashes[handle] = hash;
+      const MapBucketPair pair = map_buckets(hash, buckets);
+      if (place_in(pair.first, handle) || place_in(pair.second, handle)) continue;
+      MapCuckooPath path;
+      if (!thread_search().find_path(view, pair.first, pair.second, config_.max_path_length,
+                                     path)) {
+        return false;
+      }
+      MapPathSearch<SlotsPerBucket>::apply(view, path);
+      placement[slot_index(path.hops[0])] = handle;
+    }
+    auto fresh = std::make_unique<Table>(buckets);
+    tables_.reserve(tables_.size() + 1);
+    // Nothing below throws: move the items.
+    for (std::size_t pos = 0; pos < new_slots; ++pos) {
+      const std::uint64_t handle = placement[pos];
+      if (handle == kNoHandle) continue;
+      value_type& item = handle == old_slots ? *pending : *old.slots[handle];
+      fresh->fill_slot(pos, map_buckets(hashes[handle], buckets), std::move(item));
+    }
+    // Retire the old table: its items are gone; its words stay for lock-free readers.
+    std::vector<Slot>().swap(old.slots);
+    tables_.push_back(std::move(fresh));
+    // release: publishes the new table's contents to lock-free readers (acquire loads);
+    // lockers are ordered by the stripe locks we hold.
+    table_.store(tables_.back().get(), std::memory_order_release);
+    count(Counter::kGrowths);
+    return true;
+  }
+
+  // ---- Configuration ------------------------------------------------------------------
+
+  static CuckooMapConfig validated(CuckooMapConfig config) {
+    const auto fail = [](const char* field, const std::string& message) {
+      throw ConfigError(field, message);
+    };
+    const std::string b = std::to_string(SlotsPerBucket);
+    if (config.initial_capacity == 0) fail("initial_capacity", "is 0, must be >= 1");
+    if (config.max_capacity < SlotsPerBucket) {
+      fail("max_capacity", "is " + std::to_string(config.max_capacity) +
+                               ", must hold at least one bucket of " + b + " slots");
+    }
+    if (config.max_capacity > kMaxCapacity) {
+      fail("max_capacity", "is " + std::to_string(config.max_capacity) +
+                               ", must be at most kMaxCapacity = " +
+                               std::to_string(kMaxCapacity) + " slots");
+    }
+    if (config.max_capacity > std::vector<Slot>().max_size()) {
+      fail("max_capacity", "is " + std::to_string(config.max_capacity) +
+                               " slots, more bytes than can be allocated");
+    }
+    if (config.initial_capacity > config.max_capacity) {
+      fail("initial_capacity", "is " + std::to_string(config.initial_capacity) +
+                                   ", exceeds max_capacity " +
+                                   std::to_string(config.max_capacity));
+    }
+    if (initial_bucket_count(config) > config.max_capacity / SlotsPerBucket) {
+      fail("initial_capacity", "is " + std::to_string(config.initial_capacity) +
+                                   ", rounded up to whole " + b +
+                                   "-slot buckets it exceeds max_capacity " +
+                                   std::to_string(config.max_capacity));
+    }
+    if (config.max_path_length == 0 || config.max_path_length > kMapMaxPathLength) {
+      fail("max_path_length", "is " + std::to_string(config.max_path_length) +
+                                  ", must be in 1.." + std::to_string(kMapMaxPathLength));
+    }
+    if (!config.seed.has_value()) config.seed = random_seed();
+    return config;
+  }
+
+  const CuckooMapConfig config_;
+  const std::uint64_t seed_;
+  mutable LockStripes stripes_;
+  // The live table. Replaced (release store) only by a growth holding every stripe.
+  std::atomic<Table*> table_{nullptr};
+  // Every table ever made, the live one last; changed only under every stripe. Retired
+  // tables keep their words for lock-free readers (see the top of this file).
+  std::vector<std::unique_ptr<Table>> tables_;
+  mutable sync::detail::ShardedCounters<static_cast<std::size_t>(Counter::kCount)> counters_;
+  [[no_unique_address]] Hasher hasher_;
+  [[no_unique_address]] KeyEqual key_eq_;
+};
+
+}  // namespace detail
+}  // namespace cuckoo
