@@ -1,0 +1,242 @@
+// Differential fuzz target: CuckooFilter against MultisetModel.
+//
+// The input decodes (op_decoder.hpp) into a filter configuration (f in 4..32, b in
+// {1, 2, 4, 8}, 1..64 slots, 1..500 kicks) and an op sequence; the lock-step checker runs
+// it against the multiset model with the filter's identity (fingerprint and bucket pair).
+// The subject adds to audit::FilterSubjectAdapter:
+//   - count(key): the copies of the key's identity, recounted from the slots and the
+//     stash, so that a lost or extra copy shows at the insert or erase that made it;
+//   - check_invariants(): the slots and stash hold exactly size() fingerprints, every
+//     stash entry is valid, and the counters are consistent;
+//   - a serialize round trip that also requires the bytes of the copy to equal the
+//     original's byte for byte and the stats to survive.
+// After the trace: the accessors agree with the configuration; the bucket storage on
+// its own (detail::PackedTable, filled with the filter's slots) answers the SWAR find()
+// as the per-slot reference does and round-trips 64-bit fields; invalid configurations
+// are rejected with a ConfigError naming the field.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/cuckoo_filter.hpp"
+#include "cuckoo/model/checker.hpp"
+#include "op_decoder.hpp"
+
+namespace {
+
+using cuckoo::CuckooFilter;
+using cuckoo::CuckooFilterConfig;
+
+class FilterUnderTest {
+ public:
+  explicit FilterUnderTest(CuckooFilter& filter) noexcept : adapter_(filter), filter_(&filter) {}
+
+  cuckoo::InsertResult insert(std::uint64_t key) { return adapter_.insert(key); }
+  bool contains(std::uint64_t key) const { return adapter_.contains(key); }
+  bool erase(std::uint64_t key) { return adapter_.erase(key); }
+  std::uint64_t size() const { return adapter_.size(); }
+  void clear() { adapter_.clear(); }
+  // Memoized: the model asks for identities O(size) times per op, and a key's identity
+  // never changes (the filter has a fixed bucket count and seed, kept by round trips).
+  std::uint64_t identity(std::uint64_t key) const {
+    const auto [it, inserted] = identity_cache_.try_emplace(key, 0);
+    if (inserted) it->second = adapter_.identity(key);
+    return it->second;
+  }
+  std::uint64_t max_copies(std::uint64_t key) const { return adapter_.max_copies(key); }
+  cuckoo::model::SubjectTraits traits() const { return adapter_.traits(); }
+
+  // Copies of key's identity: its fingerprint in its buckets and in stash entries of
+  // its bucket pair, counted slot by slot (independently of the SWAR lookup).
+  std::uint64_t count(std::uint64_t key) const {
+    const cuckoo::CuckooFilterPlacement p = filter_->placement(key);
+    std::uint64_t n = 0;
+    for (unsigned s = 0; s < filter_->slots_per_bucket(); ++s) {
+      n += filter_->fingerprint_at(p.bucket1, s) == p.fingerprint ? 1 : 0;
+      if (p.bucket2 != p.bucket1) n += filter_->fingerprint_at(p.bucket2, s) == p.fingerprint ? 1 : 0;
+    }
+    for (const cuckoo::CuckooFilterPlacement& e : filter_->stash()) {
+      n += e.fingerprint == p.fingerprint && (e.bucket1 == p.bucket1 || e.bucket1 == p.bucket2) ? 1 : 0;
+    }
+    return n;
+  }
+
+  std::string check_invariants() const {
+    const CuckooFilter& f = *filter_;
+    std::uint64_t stored = 0;
+    for (std::uint32_t i = 0; i < f.bucket_count(); ++i) {
+      for (unsigned s = 0; s < f.slots_per_bucket(); ++s) stored += f.fingerprint_at(i, s) != 0 ? 1 : 0;
+    }
+    if (f.stash_size() > CuckooFilter::kStashSlots) {
+      return "stash holds " + std::to_string(f.stash_size()) + " entries, more than kStashSlots";
+    }
+    stored += f.stash_size();
+    if (stored != f.size()) {
+      return "slots and stash hold " + std::to_string(stored) + " fingerprints, size() is " +
+             std::to_string(f.size());
+    }
+    const std::uint64_t fp_limit = std::uint64_t{1} << f.fingerprint_bits();
+    for (const cuckoo::CuckooFilterPlacement& e : f.stash()) {
+      if (e.fingerprint == 0 || e.fingerprint >= fp_limit || e.bucket1 >= f.bucket_count() ||
+          e.bucket2 != f.alt_bucket(e.bucket1, e.fingerprint)) {
+        return "invalid stash entry: fingerprint " + std::to_string(e.fingerprint) + ", buckets " +
+               std::to_string(e.bucket1) + " and " + std::to_string(e.bucket2);
+      }
+    }
+    const cuckoo::CuckooFilterStats& st = f.stats();
+    if (f.size() > st.inserts) {
+      return "size() " + std::to_string(f.size()) + " exceeds stats().inserts " +
+             std::to_string(st.inserts);
+    }
+    if (f.stash_size() > st.kick_failures) {
+      return "the stash holds " + std::to_string(f.stash_size()) + " entries but only " +
+             std::to_string(st.kick_failures) + " kick walks failed";
+    }
+    if (st.max_kicks_in_insert > f.max_kicks() || st.max_kicks_in_insert > st.kicks ||
+        st.kick_failures > st.kick_walks) {
+      return "inconsistent kick counters";
+    }
+    return {};
+  }
+
+  // serialize, deserialize, compare (contents, stats, and the bytes of the copy), then
+  // continue with the copy.
+  void serialize_roundtrip() {
+    const std::vector<std::uint8_t> bytes = filter_->serialize();
+    cuckoo::fuzz::maybe_dump_serialized(bytes);
+    CuckooFilter copy = CuckooFilter::deserialize(bytes, filter_->hasher());
+    if (!(copy == *filter_)) throw std::runtime_error("the deserialized filter is not equal");
+    if (!(copy.stats() == filter_->stats())) throw std::runtime_error("stats differ after the round trip");
+    if (copy.serialize() != bytes) throw std::runtime_error("re-serializing the copy gives other bytes");
+    *filter_ = std::move(copy);
+  }
+
+ private:
+  cuckoo::audit::FilterSubjectAdapter<CuckooFilter> adapter_;
+  CuckooFilter* filter_;
+  mutable std::unordered_map<std::uint64_t, std::uint64_t> identity_cache_;
+};
+
+[[noreturn]] void fail(const std::string& what, const cuckoo::model::Trace& trace) {
+  cuckoo::model::Violation v;
+  v.claim = "invariant";
+  v.op_index = trace.size() == 0 ? 0 : trace.size() - 1;
+  if (trace.size() != 0) v.op = trace.entries.back().op;
+  v.expected = what;
+  v.actual = "not so (checked after the last op)";
+  v.seed = trace.parameters.get_u64("seed");
+  cuckoo::fuzz::report_violation("filter", v, trace);
+}
+
+// The accessors agree with the configuration the trace names.
+void check_accessors(const CuckooFilter& f, const CuckooFilterConfig& c,
+                     const cuckoo::model::Trace& trace) {
+  const std::uint64_t buckets = (c.capacity + c.slots_per_bucket - 1) / c.slots_per_bucket;
+  if (f.bucket_count() != buckets || f.slot_count() != buckets * c.slots_per_bucket ||
+      f.fingerprint_bits() != c.fingerprint_bits || f.slots_per_bucket() != c.slots_per_bucket ||
+      f.max_kicks() != c.max_kicks || f.seed() != *c.seed) {
+    fail("bucket_count, slot_count, fingerprint_bits, slots_per_bucket, max_kicks and seed "
+         "as configured", trace);
+  }
+  const double load = f.load_factor();
+  if (std::fabs(load * static_cast<double>(f.slot_count()) - static_cast<double>(f.size())) > 1e-6) {
+    fail("load_factor() == size() / slot_count()", trace);
+  }
+  if (f.empty() != (f.size() == 0) || (f.size() == 0) != std::isinf(f.bits_per_item())) {
+    fail("empty() and bits_per_item() consistent with size()", trace);
+  }
+  if (f.memory_bytes() < f.slot_count() * f.fingerprint_bits() / 8) {
+    fail("memory_bytes() covers the table", trace);
+  }
+  // for_items plans a table that holds the items at the planning load.
+  const CuckooFilterConfig saturated = CuckooFilterConfig::for_items(~std::uint64_t{0});
+  if (saturated.capacity != ~std::uint64_t{0}) fail("for_items saturates instead of overflowing", trace);
+  const std::uint64_t items = f.size() + 1;
+  const CuckooFilterConfig planned =
+      CuckooFilterConfig::for_items(items, c.fingerprint_bits, c.slots_per_bucket);
+  const unsigned permille = CuckooFilterConfig::planning_load_permille(c.slots_per_bucket);
+  if (planned.capacity * permille < items * 1000 || planned.fingerprint_bits != c.fingerprint_bits) {
+    fail("for_items(n) plans at least n / planning load slots", trace);
+  }
+}
+
+// The bucket storage on its own: the SWAR find() agrees with the per-slot reference on
+// a copy of the filter's slots, and the bit codec round-trips 64-bit fields at every
+// bit offset (the ninth-byte path that slot writes never take).
+void check_packed_table(const CuckooFilter& f, std::uint64_t probe, const cuckoo::model::Trace& trace) {
+  cuckoo::detail::PackedTable t(f.bucket_count(), f.slots_per_bucket(), f.fingerprint_bits());
+  for (std::uint32_t i = 0; i < f.bucket_count(); ++i) {
+    for (unsigned s = 0; s < f.slots_per_bucket(); ++s) t.set(i, s, f.fingerprint_at(i, s));
+  }
+  if (t.data_bytes() != cuckoo::detail::PackedTable::data_bytes_for(f.bucket_count(), f.slots_per_bucket(),
+                                                                      f.fingerprint_bits())) {
+    fail("PackedTable::data_bytes() == data_bytes_for()", trace);
+  }
+  const std::uint32_t fp_mask = f.fingerprint_bits() == 32 ? ~0U : (1U << f.fingerprint_bits()) - 1;
+  for (std::uint32_t i = 0; i < f.bucket_count(); ++i) {
+    for (const std::uint32_t fp : {0U, static_cast<std::uint32_t>(probe) & fp_mask, f.fingerprint_at(i, 0)}) {
+      if (t.find(i, fp) != t.find_reference(i, fp)) fail("SWAR find() == find_reference()", trace);
+    }
+  }
+  const std::uint64_t bits = t.data_bytes() * 8;
+  if (bits >= 64) {
+    const std::uint64_t offset = probe % (bits - 63);
+    const std::uint64_t value = cuckoo::detail::mix64(probe);
+    t.write_bits(offset, 64, value);
+    if (t.read_bits(offset, 64) != value) fail("read_bits(write_bits(v)) == v for 64-bit fields", trace);
+  }
+}
+
+// Invalid configurations throw ConfigError naming the field, before allocating.
+void check_config_errors(std::uint64_t selector, const cuckoo::model::Trace& trace) {
+  CuckooFilterConfig bad;
+  bad.capacity = 16;
+  bad.seed = 1;
+  std::string field;
+  switch (selector % 7) {
+    case 0: bad.fingerprint_bits = 3; field = "fingerprint_bits"; break;
+    case 1: bad.fingerprint_bits = 33; field = "fingerprint_bits"; break;
+    case 2: bad.slots_per_bucket = 3; field = "slots_per_bucket"; break;
+    case 3: bad.capacity = 0; field = "capacity"; break;
+    case 4: bad.capacity = std::uint64_t{1} << 40; field = "capacity"; break;  // too many buckets
+    case 5:  // few enough buckets, but a table above kMaxTableBytes
+      bad.capacity = CuckooFilterConfig::kMaxBucketCount * std::uint64_t{8};
+      bad.slots_per_bucket = 8;
+      bad.fingerprint_bits = 32;
+      field = "capacity";
+      break;
+    default: bad.max_kicks = 0; field = "max_kicks"; break;
+  }
+  try {
+    CuckooFilter filter(bad);
+    fail("CuckooFilter(config with invalid " + field + ") throws ConfigError", trace);
+  } catch (const cuckoo::ConfigError& e) {
+    if (e.field() != field) fail("ConfigError names " + field + ", not " + e.field(), trace);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(cuckoo::fuzz::Family::kFilter, data, size);
+  const cuckoo::model::Trace& trace = decoded.trace;
+  cuckoo::fuzz::maybe_print_trace(trace);
+
+  const CuckooFilterConfig config = cuckoo::audit::filter_config_from(trace.parameters);
+  CuckooFilter filter(config);
+  FilterUnderTest subject(filter);
+  cuckoo::model::MultisetModel model;
+  if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed)) {
+    cuckoo::fuzz::report_violation("filter", *violation, trace);
+  }
+  check_accessors(filter, config, trace);
+  check_packed_table(filter, size * 0x9e3779b97f4a7c15ULL + filter.size(), trace);
+  check_config_errors(size, trace);
+  return 0;
+}

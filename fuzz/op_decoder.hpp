@@ -1,0 +1,450 @@
+// The one decoder every differential fuzz target uses: input bytes -> an engine
+// configuration (the first bytes) and an op sequence (the rest), written as a
+// cuckoo::model::Trace. The trace's header is made with audit::parameters_of(), so the
+// printed trace of any input builds the same engine under `cuckoo-audit replay` and
+// audit::replay().
+//
+// Input layout
+// ------------
+//   3-4 bytes    configuration (per family, see the decode_*_config functions): tiny
+//                capacities (1..64 slots) so that tables fill, kick, stash, grow and
+//                refuse within a few dozen ops; a key space of 4..65536 keys so that
+//                keys repeat, collide and are erased while present.
+//   then ops     one selector byte each; its low 5 bits pick the op from the family's
+//                table (kFilterOps, kMapOps, kBloomOps); most ops read one key byte,
+//                inserts into maps one value byte more. A key byte >= kWideKeyByte
+//                reads 8 more bytes as a raw 64-bit key (so that the hash is spread
+//                over the whole key range too); any other key byte is taken modulo the
+//                key space. A "burst" reads a count and a first key and inserts count
+//                consecutive keys: a table fills from few input bytes.
+// Reads past the end yield 0, so every byte string decodes, and at most kMaxOps ops are
+// decoded.
+//
+// Reporting: report_violation() prints the claim, the seed and the trace (cut after the
+// failing op, replayable) and aborts, as STYLE.md's "Oracles everywhere" asks.
+// CUCKOO_FUZZ_PRINT_TRACE=1 in the environment prints the decoded trace of every input
+// (`replay_filter crash-file` or `fuzz_filter crash-file` then shows it as a trace).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/bloom_filter.hpp"
+#include "cuckoo/detail/serial.hpp"
+#include "cuckoo/model/op.hpp"
+#include "cuckoo/model/trace.hpp"
+#include "cuckoo/model/violation.hpp"
+
+// libFuzzer's entry point, which every target defines (declared here for
+// -Wmissing-declarations).
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+
+namespace cuckoo::fuzz {
+
+// The most ops one input decodes to (bursts count each insert).
+inline constexpr std::size_t kMaxOps = 1024;
+// Key bytes from here on are followed by a raw 8-byte key.
+inline constexpr std::uint8_t kWideKeyByte = 0xf8;
+// A burst inserts 1..kMaxBurst consecutive keys.
+inline constexpr unsigned kMaxBurst = 32;
+
+// Consumes input bytes front to back; reads past the end yield 0.
+class ByteSource {
+ public:
+  ByteSource(const std::uint8_t* data, std::size_t size) noexcept : data_(data), size_(size) {}
+
+  std::uint8_t u8() noexcept { return pos_ < size_ ? data_[pos_++] : 0; }
+  std::uint64_t u64() noexcept {
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= std::uint64_t{u8()} << (8 * i);
+    return v;
+  }
+  bool empty() const noexcept { return pos_ >= size_; }
+  std::size_t consumed() const noexcept { return pos_; }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t pos_ = 0;
+};
+
+enum class Family : std::uint8_t { kFilter, kMap, kClassic, kSmart, kBloom };
+
+// The engine name a trace header gives the family.
+constexpr std::string_view engine_name(Family family) noexcept {
+  switch (family) {
+    case Family::kFilter: return "filter";
+    case Family::kMap: return "map";
+    case Family::kClassic: return "classic";
+    case Family::kSmart: return "smart";
+    case Family::kBloom: return "bloom";
+  }
+  return "unknown";
+}
+
+// What a selector byte can decode to, besides the op language's own kinds.
+enum class Sel : std::uint8_t {
+  kInsert, kInsertOrAssign, kContains, kFind, kErase, kSize, kRoundtrip, kClear, kBurst
+};
+
+// Op tables, indexed by the selector byte's low 5 bits. Inserts and erases dominate so
+// that tables fill and drain; round trips and clears are rarer.
+inline constexpr std::array<Sel, 32> kFilterOps = {
+    Sel::kInsert,   Sel::kInsert,   Sel::kInsert,   Sel::kInsert,    Sel::kInsert,
+    Sel::kInsert,   Sel::kInsert,   Sel::kInsert,   Sel::kInsert,    Sel::kInsert,
+    Sel::kContains, Sel::kContains, Sel::kContains, Sel::kContains,  Sel::kContains,
+    Sel::kErase,    Sel::kErase,    Sel::kErase,    Sel::kErase,     Sel::kErase,
+    Sel::kErase,    Sel::kErase,    Sel::kErase,    Sel::kSize,      Sel::kRoundtrip,
+    Sel::kRoundtrip, Sel::kClear,   Sel::kBurst,    Sel::kBurst,     Sel::kBurst,
+    Sel::kContains, Sel::kErase};
+inline constexpr std::array<Sel, 32> kMapOps = {
+    Sel::kInsert,   Sel::kInsert,   Sel::kInsert,   Sel::kInsert,    Sel::kInsert,
+    Sel::kInsert,   Sel::kInsert,   Sel::kInsert,   Sel::kInsertOrAssign,
+    Sel::kInsertOrAssign,           Sel::kInsertOrAssign,           Sel::kContains,
+    Sel::kContains, Sel::kContains, Sel::kFind,     Sel::kFind,      Sel::kFind,
+    Sel::kErase,    Sel::kErase,    Sel::kErase,    Sel::kErase,     Sel::kErase,
+    Sel::kErase,    Sel::kSize,     Sel::kRoundtrip, Sel::kRoundtrip, Sel::kClear,
+    Sel::kBurst,    Sel::kBurst,    Sel::kBurst,    Sel::kBurst,     Sel::kErase};
+inline constexpr std::array<Sel, 32> kBloomOps = {
+    Sel::kInsert,   Sel::kInsert,   Sel::kInsert,   Sel::kInsert,    Sel::kInsert,
+    Sel::kInsert,   Sel::kInsert,   Sel::kInsert,   Sel::kInsert,    Sel::kInsert,
+    Sel::kInsert,   Sel::kInsert,   Sel::kContains, Sel::kContains,  Sel::kContains,
+    Sel::kContains, Sel::kContains, Sel::kContains, Sel::kContains,  Sel::kContains,
+    Sel::kContains, Sel::kContains, Sel::kContains, Sel::kSize,      Sel::kRoundtrip,
+    Sel::kRoundtrip, Sel::kClear,   Sel::kBurst,    Sel::kBurst,     Sel::kBurst,
+    Sel::kContains, Sel::kInsert};
+
+// Key spaces a configuration byte chooses from (3 bits).
+inline constexpr std::array<std::uint64_t, 8> kKeySpaces = {4, 8, 16, 32, 64, 128, 256, 65536};
+
+// ---- configurations ----------------------------------------------------------------
+
+// Everything the decoder chose: the trace (header and ops) and the key space.
+struct Decoded {
+  model::Trace trace;
+  std::uint64_t key_space = 16;
+};
+
+// byte 0: f (bits 0-2: 4, 5, 6, 7, 8, 12, 16, 32), b (bits 3-4: 1, 2, 4, 8), key space
+//         (bits 5-7); byte 1: capacity 1..64 slots; byte 2: max_kicks (bits 0-2: 1, 2,
+//         3, 5, 8, 16, 64, 500); byte 3: seed.
+inline CuckooFilterConfig decode_filter_config(ByteSource& in, std::uint64_t& key_space) {
+  constexpr std::array<unsigned, 8> kBits = {4, 5, 6, 7, 8, 12, 16, 32};
+  constexpr std::array<unsigned, 4> kSlots = {1, 2, 4, 8};
+  constexpr std::array<unsigned, 8> kKicks = {1, 2, 3, 5, 8, 16, 64, 500};
+  const std::uint8_t b0 = in.u8();
+  CuckooFilterConfig c;
+  c.fingerprint_bits = kBits[b0 & 7U];
+  c.slots_per_bucket = kSlots[(b0 >> 3) & 3U];
+  key_space = kKeySpaces[(b0 >> 5) & 7U];
+  c.capacity = 1 + in.u8() % 64U;
+  c.max_kicks = kKicks[in.u8() & 7U];
+  c.seed = in.u8();
+  return c;
+}
+
+// byte 0: b (bits 0-1: 1, 2, 4, 8), key space (bits 2-4), capped growth (bit 5);
+// byte 1: initial capacity 1..32; byte 2: max_path_length 1..8 (bits 0-2), extra buckets
+// the cap allows (bits 3-6); byte 3: seed.
+struct MapChoice {
+  CuckooMapConfig config;
+  unsigned slots_per_bucket = 4;
+};
+inline MapChoice decode_map_config(ByteSource& in, std::uint64_t& key_space) {
+  constexpr std::array<unsigned, 4> kSlots = {1, 2, 4, 8};
+  const std::uint8_t b0 = in.u8();
+  MapChoice m;
+  m.slots_per_bucket = kSlots[b0 & 3U];
+  key_space = kKeySpaces[(b0 >> 2) & 7U];
+  const bool capped = ((b0 >> 5) & 1U) != 0;
+  m.config.initial_capacity = 1 + in.u8() % 32U;
+  const std::uint8_t b2 = in.u8();
+  m.config.max_path_length = 1 + (b2 & 7U);
+  if (capped) {
+    const std::size_t b = m.slots_per_bucket;
+    const std::size_t initial_slots = (m.config.initial_capacity + b - 1) / b * b;
+    m.config.max_capacity = initial_slots + b * ((b2 >> 3) & 15U);
+  }
+  m.config.seed = in.u8();
+  return m;
+}
+
+// byte 0: policy (bits 0-1: rehash, grow, report, report), key space (bits 2-4), capped
+// growth (bit 5), cap = capacity << bits 6-7; byte 1: capacity 2..32; byte 2: max_kicks
+// (bits 0-2: 1, 2, 3, 4, 8, 16, 100, 500), max_rehashes 0..3 (bits 3-4); byte 3: seed.
+inline ClassicCuckooConfig decode_classic_config(ByteSource& in, std::uint64_t& key_space) {
+  constexpr std::array<OnInsertFailure, 4> kPolicies = {
+      OnInsertFailure::kRehash, OnInsertFailure::kGrow, OnInsertFailure::kReport,
+      OnInsertFailure::kReport};
+  constexpr std::array<unsigned, 8> kKicks = {1, 2, 3, 4, 8, 16, 100, 500};
+  const std::uint8_t b0 = in.u8();
+  ClassicCuckooConfig c;
+  c.on_failure = kPolicies[b0 & 3U];
+  key_space = kKeySpaces[(b0 >> 2) & 7U];
+  c.capacity = 2 + in.u8() % 31U;
+  if (((b0 >> 5) & 1U) != 0) c.max_capacity = (c.capacity + c.capacity % 2) << ((b0 >> 6) & 3U);
+  const std::uint8_t b2 = in.u8();
+  c.max_kicks = kKicks[b2 & 7U];
+  c.max_rehashes = (b2 >> 3) & 3U;
+  c.seed = in.u8();
+  return c;
+}
+
+// byte 0: key space (bits 0-2), stash capacity 0..7 (bits 3-5), max_kicks (bits 6-7:
+// 500, 500, 3, 1; small bounds exercise the kick-bound path); byte 1: capacity 2..32;
+// byte 2: seed.
+inline SmartCuckooConfig decode_smart_config(ByteSource& in, std::uint64_t& key_space) {
+  constexpr std::array<unsigned, 4> kKicks = {500, 500, 3, 1};
+  const std::uint8_t b0 = in.u8();
+  SmartCuckooConfig c;
+  key_space = kKeySpaces[b0 & 7U];
+  c.stash_capacity = (b0 >> 3) & 7U;
+  c.max_kicks = kKicks[(b0 >> 6) & 3U];
+  c.capacity = 2 + in.u8() % 31U;
+  c.seed = in.u8();
+  return c;
+}
+
+// byte 0: hashes 1..32 (bits 0-4), key space (bits 5-7); byte 1: bits 1..1021; byte 2:
+// seed.
+inline BloomFilterConfig decode_bloom_config(ByteSource& in, std::uint64_t& key_space) {
+  const std::uint8_t b0 = in.u8();
+  BloomFilterConfig c;
+  c.hashes = 1 + (b0 & 31U);
+  key_space = kKeySpaces[(b0 >> 5) & 7U];
+  c.bits = 1 + std::uint64_t{in.u8()} * 4;
+  c.seed = in.u8();
+  return c;
+}
+
+// The trace header of a Bloom filter: "engine bloom bits=M hashes=K seed=S".
+inline model::TraceParameters bloom_parameters_of(const BloomFilterConfig& c) {
+  model::TraceParameters p;
+  p.set("bits", std::to_string(c.bits));
+  p.set("hashes", std::to_string(c.hashes));
+  p.set("seed", std::to_string(c.seed.value_or(0)));
+  return p;
+}
+
+inline BloomFilterConfig bloom_config_from(const model::TraceParameters& p) {
+  BloomFilterConfig c;
+  c.bits = p.get_u64("bits");
+  c.hashes = static_cast<unsigned>(p.get_u64_in("hashes", 0, audit::kMaxSmallParameter));
+  c.seed = p.get_u64("seed");
+  return c;
+}
+
+// ---- ops ---------------------------------------------------------------------------
+
+inline std::uint64_t decode_key(ByteSource& in, std::uint64_t key_space) {
+  const std::uint8_t k = in.u8();
+  if (k >= kWideKeyByte) return in.u64();
+  return k % key_space;
+}
+
+// Appends the ops of the rest of the input to `trace`. Classic and smart tables do not
+// serialize: for them the round-trip selectors decode to finds.
+inline void decode_ops(ByteSource& in, Family family, std::uint64_t key_space,
+                       model::Trace& trace) {
+  using model::Op;
+  const bool is_filter = family == Family::kFilter || family == Family::kBloom;
+  const bool roundtrip = family != Family::kClassic && family != Family::kSmart;
+  const std::array<Sel, 32>& table = family == Family::kFilter  ? kFilterOps
+                                     : family == Family::kBloom ? kBloomOps
+                                                                : kMapOps;
+  while (!in.empty() && trace.size() < kMaxOps) {  // bound: kMaxOps ops
+    const std::uint8_t selector = in.u8();
+    switch (table[selector & 31U]) {
+      case Sel::kInsert: {
+        const std::uint64_t key = decode_key(in, key_space);
+        trace.add(Op::insert(key, is_filter ? 0 : in.u8()));
+        break;
+      }
+      case Sel::kInsertOrAssign: {
+        const std::uint64_t key = decode_key(in, key_space);
+        trace.add(Op::insert_or_assign(key, in.u8()));
+        break;
+      }
+      case Sel::kContains: trace.add(Op::contains(decode_key(in, key_space))); break;
+      case Sel::kFind: trace.add(Op::find(decode_key(in, key_space))); break;
+      case Sel::kErase: trace.add(Op::erase(decode_key(in, key_space))); break;
+      case Sel::kSize: trace.add(Op::size()); break;
+      case Sel::kRoundtrip:
+        if (roundtrip) {
+          trace.add(Op::serialize_roundtrip());
+        } else {
+          trace.add(Op::find(decode_key(in, key_space)));
+        }
+        break;
+      case Sel::kClear: trace.add(Op::clear()); break;
+      case Sel::kBurst: {
+        const unsigned count = 1 + in.u8() % kMaxBurst;
+        const std::uint64_t first = decode_key(in, key_space);
+        for (unsigned i = 0; i < count && trace.size() < kMaxOps; ++i) {
+          trace.add(Op::insert(first + i, is_filter ? 0 : (first + i) & 0xff));
+        }
+        break;
+      }
+    }
+  }
+}
+
+// The whole input as a configuration and an op sequence.
+inline Decoded decode(Family family, const std::uint8_t* data, std::size_t size) {
+  ByteSource in(data, size);
+  Decoded d;
+  d.trace.engine = std::string(engine_name(family));
+  switch (family) {
+    case Family::kFilter: d.trace.parameters = audit::parameters_of(decode_filter_config(in, d.key_space)); break;
+    case Family::kMap: {
+      const MapChoice m = decode_map_config(in, d.key_space);
+      d.trace.parameters = audit::parameters_of(m.config, m.slots_per_bucket);
+      break;
+    }
+    case Family::kClassic: d.trace.parameters = audit::parameters_of(decode_classic_config(in, d.key_space)); break;
+    case Family::kSmart: d.trace.parameters = audit::parameters_of(decode_smart_config(in, d.key_space)); break;
+    case Family::kBloom: d.trace.parameters = bloom_parameters_of(decode_bloom_config(in, d.key_space)); break;
+  }
+  decode_ops(in, family, d.key_space, d.trace);
+  return d;
+}
+
+// ---- serialized inputs (the deserializer targets) -----------------------------------
+
+// The serialization envelope (detail/serial.hpp): magic, kind, version, reserved u16,
+// payload size u64, payload, XXH3 checksum u64.
+inline constexpr std::size_t kEnvelopeOverhead =
+    detail::kEnvelopeHeaderSize + detail::kEnvelopeTrailerSize;
+
+// Variants of a deserializer's input that get past the envelope, so that mutations of a
+// valid serialization reach the payload decoder instead of dying at the checksum:
+//   kRepaired  the payload size field and the checksum recomputed for the bytes given;
+//   kForced    also magic, kind and version set to what `kind` expects, reserved 0.
+enum class Reseal : std::uint8_t { kRepaired, kForced };
+
+inline std::vector<std::uint8_t> reseal(std::span<const std::uint8_t> input,
+                                        detail::StructureKind kind, std::uint8_t version,
+                                        Reseal how) {
+  std::vector<std::uint8_t> bytes(input.begin(), input.end());
+  if (bytes.size() < kEnvelopeOverhead) bytes.resize(kEnvelopeOverhead, 0);
+  if (how == Reseal::kForced) {
+    for (std::size_t i = 0; i < sizeof detail::kMagic; ++i) bytes[i] = detail::kMagic[i];
+    bytes[4] = static_cast<std::uint8_t>(kind);
+    bytes[5] = version;
+    bytes[6] = 0;
+    bytes[7] = 0;
+  }
+  const std::uint64_t payload = bytes.size() - kEnvelopeOverhead;
+  for (int i = 0; i < 8; ++i) bytes[8 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(payload >> (8 * i));
+  const std::size_t checked = bytes.size() - detail::kEnvelopeTrailerSize;
+  const std::uint64_t sum = detail::envelope_checksum(bytes.data(), checked);
+  for (int i = 0; i < 8; ++i) bytes[checked + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(sum >> (8 * i));
+  return bytes;
+}
+
+// Calls fn(bytes, label) for the input as given and for its two resealed variants.
+template <class Fn>
+void for_each_variant(std::span<const std::uint8_t> input, detail::StructureKind kind,
+                      std::uint8_t version, Fn&& fn) {
+  fn(input, "the input as given");
+  const std::vector<std::uint8_t> repaired = reseal(input, kind, version, Reseal::kRepaired);
+  fn(std::span<const std::uint8_t>(repaired), "the input with size and checksum repaired");
+  const std::vector<std::uint8_t> forced = reseal(input, kind, version, Reseal::kForced);
+  fn(std::span<const std::uint8_t>(forced), "the input with the whole envelope header forced");
+}
+
+// The error codes DeserializeError may carry.
+inline bool known_errc(DeserializeErrc code) noexcept {
+  switch (code) {
+    case DeserializeErrc::kTruncated:
+    case DeserializeErrc::kBadMagic:
+    case DeserializeErrc::kWrongKind:
+    case DeserializeErrc::kUnsupportedVersion:
+    case DeserializeErrc::kChecksumMismatch:
+    case DeserializeErrc::kBadConfig:
+    case DeserializeErrc::kInconsistent:
+    case DeserializeErrc::kTrailingBytes: return true;
+  }
+  return false;
+}
+
+// ---- reporting ---------------------------------------------------------------------
+
+// True when CUCKOO_FUZZ_PRINT_TRACE is set to anything but "" or "0".
+inline bool print_trace_requested() {
+  static const bool requested = [] {
+    const char* value = std::getenv("CUCKOO_FUZZ_PRINT_TRACE");
+    return value != nullptr && value[0] != '\0' && std::string_view(value) != "0";
+  }();
+  return requested;
+}
+
+// Prints the decoded trace to stdout when CUCKOO_FUZZ_PRINT_TRACE asks for it.
+inline void maybe_print_trace(const model::Trace& trace) {
+  if (!print_trace_requested()) return;
+  const std::string text = model::print_trace(trace);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+// When CUCKOO_FUZZ_DUMP_SERIALIZED names a directory, writes `bytes` there as one file
+// named after their hash: how the deserializer seed corpora are made from the op corpora
+// (see fuzz/README.md).
+inline void maybe_dump_serialized(std::span<const std::uint8_t> bytes) {
+  static const char* const dir = std::getenv("CUCKOO_FUZZ_DUMP_SERIALIZED");
+  if (dir == nullptr || dir[0] == '\0') return;
+  char name[32];
+  std::snprintf(name, sizeof name, "/%016llx.bin",
+                static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
+  std::ofstream out(std::string(dir) + name, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Prints the violation (claim, expected, actual, seed) and the replayable trace cut
+// after the failing op, then aborts so that libFuzzer saves the input.
+[[noreturn]] inline void report_violation(std::string_view target, const model::Violation& v,
+                                          const model::Trace& trace) {
+  const std::string line = model::to_string(v);
+  const std::string report = model::format_violation(v, trace);
+  std::fprintf(stderr,
+               "\n==== cuckoo fuzz target %.*s: claim violated ====\n%s\n"
+               "---- the trace (save it and run `cuckoo-audit replay FILE`, or replay the\n"
+               "---- crashing input with CUCKOO_FUZZ_PRINT_TRACE=1) ----\n%s"
+               "==== end of trace ====\n",
+               static_cast<int>(target.size()), target.data(), line.c_str(), report.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+// For checks that are not about a trace (the deserializers, the trace parser): prints
+// what was expected and what happened, with the input's bytes as hex, then aborts.
+[[noreturn]] inline void report_failure(std::string_view target, std::string_view what,
+                                        std::span<const std::uint8_t> input) {
+  std::string hex;
+  constexpr std::size_t kMaxHexBytes = 256;
+  for (std::size_t i = 0; i < input.size() && i < kMaxHexBytes; ++i) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    hex += kDigits[input[i] >> 4];
+    hex += kDigits[input[i] & 15U];
+    if (i % 32 == 31) hex += '\n';
+  }
+  if (input.size() > kMaxHexBytes) hex += "...";
+  std::fprintf(stderr, "\n==== cuckoo fuzz target %.*s: check failed ====\n%.*s\n"
+                       "input (%zu bytes):\n%s\n",
+               static_cast<int>(target.size()), target.data(), static_cast<int>(what.size()),
+               what.data(), input.size(), hex.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace cuckoo::fuzz
