@@ -12,9 +12,9 @@
 //     gives an equal map with the same seed, bucket count and configuration,
 //     check_invariants() passes, iteration visits size() distinct keys each found with
 //     its value, and the map works: a new key can be inserted, found and erased.
-// deserialize() is given max_table_bytes = kFuzzMaxTableBytes (4 MiB): with the default
-// (256 MiB) a 70-byte header may legitimately make it allocate 256 MiB, which would
-// only measure the allocator. fuzz/deserialize_map.options sets -malloc_limit_mb.
+// deserialize() runs with its default table budget, derived from the input size (at most
+// 64 table bytes per input byte, at least 1 MiB): no input may allocate more than that,
+// and fuzz/deserialize_map.options sets -malloc_limit_mb to catch one that does.
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -29,7 +29,6 @@
 namespace {
 
 constexpr std::string_view kTarget = "deserialize_map";
-constexpr std::size_t kFuzzMaxTableBytes = std::size_t{4} << 20;
 
 template <class K>
 K probe_key(std::size_t n) {
@@ -51,7 +50,7 @@ void check_valid(Map& map, std::span<const std::uint8_t> bytes, const std::strin
   if (!std::equal(again.begin(), again.end(), bytes.begin(), bytes.end())) {
     fail("serialize(deserialize(x)) == x byte for byte");
   }
-  const Map copy = Map::deserialize(again, {}, {}, kFuzzMaxTableBytes);
+  const Map copy = Map::deserialize(again);
   if (!(copy == map) || copy.seed() != map.seed() || copy.bucket_count() != map.bucket_count() ||
       !(copy.config() == map.config())) {
     fail("deserialize(serialize(m)) == m with the same seed, buckets and configuration");
@@ -86,7 +85,7 @@ void check_valid(Map& map, std::span<const std::uint8_t> bytes, const std::strin
 template <class Map>
 void check(std::span<const std::uint8_t> bytes, const std::string& label) {
   try {
-    Map map = Map::deserialize(bytes, {}, {}, kFuzzMaxTableBytes);
+    Map map = Map::deserialize(bytes);
     check_valid(map, bytes, label);
   } catch (const cuckoo::DeserializeError& e) {
     if (!cuckoo::fuzz::known_errc(e.code()) || std::string(e.what()).empty()) {

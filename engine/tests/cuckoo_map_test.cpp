@@ -727,7 +727,7 @@ struct Forge {
 
 template <class Map = U64Map>
 DeserializeErrc rejection(const std::vector<std::uint8_t>& bytes, std::string* what = nullptr,
-                          std::size_t max_table_bytes = Map::kDefaultMaxDeserializedTableBytes) {
+                          std::size_t max_table_bytes = Map::kTableBudgetFromInput) {
   try {
     const Map map = Map::deserialize(bytes, {}, {}, max_table_bytes);
     ADD_FAILURE() << "accepted " << bytes.size() << " bytes, size " << map.size();
@@ -736,6 +736,31 @@ DeserializeErrc rejection(const std::vector<std::uint8_t>& bytes, std::string* w
     return e.code();
   }
   return DeserializeErrc::kInconsistent;
+}
+
+// Regression (found by fuzz_deserialize_map): a 73-byte header announcing a large bucket
+// count made deserialize() allocate 185 MiB under the former fixed 256 MiB default.
+TEST(CuckooMapSerialization, TableAllocationIsBoundedByTheInputSize) {
+  CuckooMapConfig config;
+  config.initial_capacity = std::size_t{1} << 22;  // a sparse map: 4M slots, no items
+  config.seed = 11;
+  const U64Map sparse(config);
+  const std::vector<std::uint8_t> bytes = sparse.serialize();
+  ASSERT_LT(bytes.size(), 200U);
+  std::string what;
+  EXPECT_EQ(rejection(bytes, &what), DeserializeErrc::kBadConfig);
+  EXPECT_NE(what.find("max_table_bytes"), std::string::npos) << what;
+  // With an explicit budget the same bytes are accepted.
+  const U64Map back = U64Map::deserialize(bytes, {}, {}, std::size_t{1} << 30);
+  EXPECT_EQ(back.capacity(), sparse.capacity());
+
+  // A map that grew by inserting stays within the default budget.
+  CuckooMapConfig small;
+  small.initial_capacity = 8;
+  small.seed = 12;
+  U64Map grown(small);
+  for (std::uint64_t k = 0; k < 50'000; ++k) ASSERT_EQ(grown.insert(k, k), InsertResult::kInserted);
+  EXPECT_EQ(U64Map::deserialize(grown.serialize()), grown);
 }
 
 TEST(CuckooMapSerialization, ForgeBuildsAcceptedPayloads) {

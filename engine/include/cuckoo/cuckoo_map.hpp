@@ -165,9 +165,16 @@ class CuckooMap {
                                                                         : 95;
   // Serialization format version (payload documented at serialize()).
   static constexpr std::uint8_t kFormatVersion = 1;
-  // deserialize() refuses tables whose slot array would take more bytes than this unless
-  // the caller passes a larger limit (a hostile header must not allocate gigabytes).
-  static constexpr std::size_t kDefaultMaxDeserializedTableBytes = std::size_t{256} << 20;
+  // deserialize() refuses tables whose slot array would take more bytes than its
+  // max_table_bytes argument. The default, kTableBudgetFromInput, derives the limit from
+  // the input: kTableBytesPerInputByte bytes of table per input byte, and at least
+  // kMinTableBudget, so a few forged header bytes cannot allocate a large table. A map
+  // whose table grew by inserting has a table a small multiple of its serialized items
+  // and passes; a sparse one (a large capacity reserved, few items) needs an explicit
+  // max_table_bytes.
+  static constexpr std::size_t kTableBudgetFromInput = 0;
+  static constexpr std::size_t kTableBytesPerInputByte = 64;
+  static constexpr std::size_t kMinTableBudget = std::size_t{1} << 20;
 
  private:
   using Slot = std::optional<value_type>;
@@ -390,7 +397,8 @@ class CuckooMap {
 
   // Rebuilds a map from serialize() output. Throws DeserializeError: envelope problems
   // (see detail/serial.hpp); kBadConfig naming the field for a SlotsPerBucket mismatch,
-  // an invalid configuration, a bucket count of 0 or a table above max_table_bytes;
+  // an invalid configuration, a bucket count of 0 or a table above max_table_bytes (by
+  // default derived from the input size, see kTableBudgetFromInput);
   // kTruncated when the item count exceeds what the remaining bytes could hold (checked
   // before allocating) or a field or string runs past the end; kInconsistent for a
   // bucket count outside what the configuration allows, positions out of range or not
@@ -398,7 +406,7 @@ class CuckooMap {
   // Never reads out of bounds and never returns a half-built map.
   static CuckooMap deserialize(std::span<const std::uint8_t> bytes, Hasher hash_fn = {},
                                KeyEqual equal_fn = {},
-                               std::size_t max_table_bytes = kDefaultMaxDeserializedTableBytes)
+                               std::size_t max_table_bytes = kTableBudgetFromInput)
     requires detail::MapCodable<K> && detail::MapCodable<V>;
 
   // Equal when both hold the same keys with equal values. Layout, capacity, seed,
@@ -921,6 +929,11 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
           std::to_string(initial_bucket_count(config)) + ".." +
           std::to_string(config.max_capacity / SlotsPerBucket) +
           ", the range that initial_capacity and max_capacity allow");
+  if (max_table_bytes == kTableBudgetFromInput) {
+    max_table_bytes = bytes.size() > kMinTableBudget / kTableBytesPerInputByte
+                          ? bytes.size() * kTableBytesPerInputByte
+                          : kMinTableBudget;
+  }
   const std::uint64_t positions = std::uint64_t{bucket_count} * SlotsPerBucket + kStashSlots;
   detail::require_config(positions <= max_table_bytes / sizeof(Slot), "bucket_count",
                          std::to_string(bucket_count) + " buckets take more than the " +
