@@ -33,7 +33,7 @@
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/model/placement_oracle.hpp"
-#include "cuckoo/properties/stats.hpp"
+#include "cuckoo/audit/stats.hpp"
 
 namespace {
 
@@ -47,7 +47,7 @@ using cuckoo::InsertResult;
 using cuckoo::OnInsertFailure;
 using cuckoo::model::CandidatePair;
 using cuckoo::model::PlacementOracle;
-namespace stats = cuckoo::properties;
+namespace stats = cuckoo::audit::stats;
 
 constexpr double kAlpha = stats::kDefaultAlpha;
 

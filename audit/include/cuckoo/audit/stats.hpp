@@ -62,7 +62,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace cuckoo::properties {
+namespace cuckoo::audit::stats {
 
 // The confidence every statistical assertion of the suite uses (see above).
 inline constexpr double kDefaultAlpha = 1e-9;
@@ -276,4 +276,4 @@ inline double mcdiarmid_deviation(std::uint64_t terms, double c, double alpha = 
   return c * std::sqrt(static_cast<double>(terms) * std::log(2.0 / alpha) / 2.0);
 }
 
-}  // namespace cuckoo::properties
+}  // namespace cuckoo::audit::stats
