@@ -21,3 +21,5 @@ ensure_packages() {
 CUCKOO_BUILD_PACKAGES=(cmake ninja-build g++ make libxxhash-dev libgtest-dev googletest
   librapidcheck-dev libbenchmark-dev)
 CUCKOO_CLANG_PACKAGES=(clang-14 libclang-rt-14-dev llvm-14)
+# The headless browser that checks the audit's HTML report (ci/test).
+CUCKOO_BROWSER_PACKAGES=(chromium)
