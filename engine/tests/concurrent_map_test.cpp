@@ -15,6 +15,10 @@
 // Every randomized test uses a fixed seed, prints it on failure, and takes
 // CUCKOO_TEST_SEED from the environment to replay another one.
 #include "cuckoo/concurrent_map.hpp"
+// Regression: both concurrent headers in one translation unit. They once defined two
+// different cuckoo::detail::LockStripes (a compile error here, an ODR violation across
+// translation units).
+#include "cuckoo/concurrent_filter.hpp"
 
 #include <gtest/gtest.h>
 
@@ -525,7 +529,7 @@ TEST(StripedConcurrentMap, StripeCountFollowsMaxCapacity) {
   const StripedConcurrentMap<std::uint64_t, std::uint64_t> small(config_of(1, 4, 64));
   EXPECT_EQ(small.stripe_count(), 16U);  // 16 buckets at most: one stripe each
   const StripedConcurrentMap<std::uint64_t, std::uint64_t> big(config_of(1));
-  EXPECT_EQ(big.stripe_count(), cuckoo::detail::LockStripes::kMaxStripes);
+  EXPECT_EQ(big.stripe_count(), cuckoo::detail::MapLockStripes::kMaxStripes);
 }
 
 // Multithreaded inserts into nearly full buckets must move cuckoo paths concurrently

@@ -18,8 +18,8 @@
 // began and none that began after it ended.
 //
 // Locking modes are the guard's constructors, selected by tag:
-//   StripeGuard(stripes, kBucketStripes, b1, b2[, b3])  the stripes of 1..3 buckets
-//   StripeGuard(stripes, kAllStripes)                    every stripe (growth, clear,
+//   MapStripeGuard(stripes, kBucketStripes, b1, b2[, b3])  the stripes of 1..3 buckets
+//   MapStripeGuard(stripes, kAllStripes)                    every stripe (growth, clear,
 //                                                        iteration, the exclusive insert)
 // Lock order: a guard takes its stripes in ascending stripe index, each once (buckets
 // that share a stripe are deduplicated), and a thread holds at most one guard at a
@@ -46,7 +46,7 @@
 
 namespace cuckoo::detail {
 
-// A test-and-test-and-set spin lock (one word; LockStripes pads it to a cache line).
+// A test-and-test-and-set spin lock (one word; MapLockStripes pads it to a cache line).
 class StripeLock {
  public:
   StripeLock() noexcept = default;
@@ -78,21 +78,21 @@ class StripeLock {
   std::atomic<bool> locked_{false};
 };
 
-// Locking-mode tags of StripeGuard.
+// Locking-mode tags of MapStripeGuard.
 struct BucketStripes {};
 struct AllStripes {};
 inline constexpr BucketStripes kBucketStripes{};
 inline constexpr AllStripes kAllStripes{};
 
 // The power-of-two array of stripe locks.
-class LockStripes {
+class MapLockStripes {
  public:
   // Upper bound on the stripes of one map: 64 KiB of lock lines, and the cost of one
   // all-stripes acquisition (growth) is this many uncontended exchanges at most.
   static constexpr std::size_t kMaxStripes = 1024;
 
   // REQUIRES: count is a power of two in 1..kMaxStripes.
-  explicit LockStripes(std::size_t count)
+  explicit MapLockStripes(std::size_t count)
       : stripes_(std::make_unique<Stripe[]>(count)), mask_(count - 1) {
     assert(std::has_single_bit(count) && count <= kMaxStripes);
   }
@@ -133,7 +133,7 @@ class LockStripes {
   }
 
  private:
-  friend class StripeGuard;
+  friend class MapStripeGuard;
 
   struct alignas(sync::detail::kCacheLineSize) Stripe {
     StripeLock lock;
@@ -150,27 +150,27 @@ class LockStripes {
 // Scoped holder of stripe locks; see the top of this file for the modes and the order.
 // Locks held: after the constructor, the stripes of the given buckets (or all); after
 // the destructor, none. Not copyable or movable.
-class StripeGuard {
+class MapStripeGuard {
  public:
   static constexpr unsigned kMaxBuckets = 3;
 
-  StripeGuard(LockStripes& stripes, BucketStripes, std::uint32_t b1, std::uint32_t b2) noexcept
+  MapStripeGuard(MapLockStripes& stripes, BucketStripes, std::uint32_t b1, std::uint32_t b2) noexcept
       : stripes_(stripes) {
     lock_buckets({b1, b2, b2});
   }
-  StripeGuard(LockStripes& stripes, BucketStripes, std::uint32_t b1, std::uint32_t b2,
+  MapStripeGuard(MapLockStripes& stripes, BucketStripes, std::uint32_t b1, std::uint32_t b2,
               std::uint32_t b3) noexcept
       : stripes_(stripes) {
     lock_buckets({b1, b2, b3});
   }
-  StripeGuard(LockStripes& stripes, AllStripes) noexcept : stripes_(stripes), all_(true) {
+  MapStripeGuard(MapLockStripes& stripes, AllStripes) noexcept : stripes_(stripes), all_(true) {
     for (std::size_t s = 0; s < stripes_.count(); ++s) stripes_.at(s).lock();  // ascending
   }
 
-  StripeGuard(const StripeGuard&) = delete;
-  StripeGuard& operator=(const StripeGuard&) = delete;
+  MapStripeGuard(const MapStripeGuard&) = delete;
+  MapStripeGuard& operator=(const MapStripeGuard&) = delete;
 
-  ~StripeGuard() {
+  ~MapStripeGuard() {
     if (all_) {
       for (std::size_t s = stripes_.count(); s > 0; --s) stripes_.at(s - 1).unlock();
       return;
@@ -202,7 +202,7 @@ class StripeGuard {
     }
   }
 
-  LockStripes& stripes_;
+  MapLockStripes& stripes_;
   std::size_t held_[kMaxBuckets] = {};
   unsigned count_ = 0;
   const bool all_ = false;

@@ -15,8 +15,8 @@
 // h = hasher(key, seed()). The seed never changes (growth doubles, it does not reseed),
 // so an operation hashes its key once, outside any lock.
 //
-// Locks (detail/concurrent_map_locks.hpp): S = LockStripes::count_for(max buckets)
-// stripe spin locks, bucket b under stripe b & (S - 1), taken by StripeGuard in
+// Locks (detail/concurrent_map_locks.hpp): S = MapLockStripes::count_for(max buckets)
+// stripe spin locks, bucket b under stripe b & (S - 1), taken by MapStripeGuard in
 // ascending stripe order, each once; a thread holds at most one guard at a time. So no
 // deadlock. The live table is table_ (an atomic pointer); it is replaced only by a
 // growth, which holds every stripe. A thread that holds any stripe therefore sees a
@@ -92,7 +92,7 @@
 // items were restricted to trivially copyable words. Exclusive stripes are simple, exact
 // and race-free for any K and V.
 //
-// Bounds: StripeGuard::kMaxBuckets stripes per guard (or all); kMaxTableRetries retries of
+// Bounds: MapStripeGuard::kMaxBuckets stripes per guard (or all); kMaxTableRetries retries of
 // with_key_buckets; kMaxPathAttempts optimistic path attempts per insert; the path
 // search's kMapMaxPathLength / kMapMaxBfsNodes; kMaxGrowthSteps doublings per growth;
 // the slot count for rebuilds, clear, iteration and invariant checks.
@@ -219,7 +219,7 @@ class StripedMap {
                       KeyEqual equal_fn = {})
       : config_(validated(config)),
         seed_(*config_.seed),
-        stripes_(LockStripes::count_for(max_bucket_count())),
+        stripes_(MapLockStripes::count_for(max_bucket_count())),
         hasher_(std::move(hash_fn)),
         key_eq_(std::move(equal_fn)) {
     tables_.push_back(std::make_unique<Table>(initial_bucket_count(config_)));
@@ -273,7 +273,7 @@ class StripedMap {
 
   // Locks held on return: none (every stripe while it empties the table).
   void clear() noexcept {
-    const StripeGuard all(stripes_, kAllStripes);
+    const MapStripeGuard all(stripes_, kAllStripes);
     Table& t = live_table();
     for (std::size_t pos = 0; pos < t.slots.size(); ++pos) t.clear_slot(pos);
     stripes_.reset_items();
@@ -287,7 +287,7 @@ class StripedMap {
     const std::uint64_t slots_needed =
         (std::uint64_t{n} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
     const std::uint64_t buckets_needed = (slots_needed + SlotsPerBucket - 1) / SlotsPerBucket;
-    const StripeGuard all(stripes_, kAllStripes);
+    const MapStripeGuard all(stripes_, kAllStripes);
     if (buckets_needed <= live_table().bucket_count) return true;
     if (buckets_needed > max_bucket_count()) return false;
     try {
@@ -334,7 +334,7 @@ class StripedMap {
   // Locks held on return: none.
   template <class F>
   void for_each(F&& f) const {
-    const StripeGuard all(stripes_, kAllStripes);
+    const MapStripeGuard all(stripes_, kAllStripes);
     const Table& t = live_table();
     for (const Slot& slot : t.slots) {  // bounded by the slot count
       if (slot.has_value()) std::invoke(f, std::as_const(slot->first), std::as_const(slot->second));
@@ -357,7 +357,7 @@ class StripedMap {
   // slot word holds those buckets, empty slots have the empty word, no key is stored
   // twice, and size() equals the items stored. Returns "" or the first violation.
   std::string check_invariants() const {
-    const StripeGuard all(stripes_, kAllStripes);
+    const MapStripeGuard all(stripes_, kAllStripes);
     const Table& t = live_table();
     std::size_t items = 0;
     for (std::size_t pos = 0; pos < t.slots.size(); ++pos) {
@@ -533,12 +533,12 @@ class StripedMap {
       // bucket_count are read below and by op).
       Table* t = table_.load(std::memory_order_acquire);
       const MapBucketPair pair = map_buckets(hash, t->bucket_count);
-      const StripeGuard guard(stripes_, kBucketStripes, pair.first, pair.second);
+      const MapStripeGuard guard(stripes_, kBucketStripes, pair.first, pair.second);
       if (&live_table() == t) return op(*t, pair);
       count(Counter::kTableRetries);  // grown since the load: derive the buckets again
     }
     // Starved by growths: under every stripe the table cannot be replaced.
-    const StripeGuard all(stripes_, kAllStripes);
+    const MapStripeGuard all(stripes_, kAllStripes);
     Table& t = live_table();
     return op(t, map_buckets(hash, t.bucket_count));
   }
@@ -657,7 +657,7 @@ class StripedMap {
                                             pair, path, assign);
     }
     // The first hop and the placement, under the key's stripes and hops[1]'s.
-    const StripeGuard guard(stripes_, kBucketStripes, pair.first, pair.second,
+    const MapStripeGuard guard(stripes_, kBucketStripes, pair.first, pair.second,
                             path.hops[1].bucket);
     if (&live_table() != t) return {Step::kRetry};
     std::size_t pos = position_in(*t, pair, key);
@@ -685,7 +685,7 @@ class StripedMap {
                                           const MapCuckooPath& path, bool assign) {
     std::this_thread::yield();
     const std::uint32_t bucket = path.hops[0].bucket;
-    const StripeGuard guard(stripes_, kBucketStripes, bucket, path.hops[1].bucket);
+    const MapStripeGuard guard(stripes_, kBucketStripes, bucket, path.hops[1].bucket);
     if (&live_table() != t) return {Step::kRetry};
     for (unsigned s = 0; s < SlotsPerBucket; ++s) {  // the re-check: this bucket only
       const Slot& slot = t->slots[slot_index(bucket, s)];
@@ -706,7 +706,7 @@ class StripedMap {
   // Moves the item at `from` to `to` if, under their stripes, the table is still t and
   // the hop is still valid. Locks held on return: none (the two stripes during it).
   bool move_hop(Table* t, MapSlotRef from, MapSlotRef to) {
-    const StripeGuard guard(stripes_, kBucketStripes, from.bucket, to.bucket);
+    const MapStripeGuard guard(stripes_, kBucketStripes, from.bucket, to.bucket);
     if (&live_table() != t) return false;
     if (!hop_is_valid(*t, from, to)) return false;
     apply_hop(*t, from, to);
@@ -747,7 +747,7 @@ class StripedMap {
   // searches read its words). Locks held on return: none.
   template <class KK, class VV>
   InsertResult insert_exclusive(KK&& key, VV&& value, std::uint64_t hash, bool assign) {
-    const StripeGuard all(stripes_, kAllStripes);
+    const MapStripeGuard all(stripes_, kAllStripes);
     count(Counter::kExclusiveInserts);
     Table& t = live_table();
     const MapBucketPair pair = map_buckets(hash, t.bucket_count);
@@ -888,7 +888,7 @@ class StripedMap {
 
   const CuckooMapConfig config_;
   const std::uint64_t seed_;
-  mutable LockStripes stripes_;
+  mutable MapLockStripes stripes_;
   // The live table. Replaced (release store) only by a growth holding every stripe.
   std::atomic<Table*> table_{nullptr};
   // Every table ever made, the live one last; changed only under every stripe. Retired
