@@ -1,0 +1,244 @@
+// Concurrent designs against the single-threaded engine doing the same operations
+// (issue 7, item 6).
+//
+//   concurrent/filter/{single,coarse,striped}/rR-wW/threads:T
+//   concurrent/map/{single,coarse,striped}/rR-wW/threads:T
+// A filter of 2N slots (f = 12, b = 4) or a map reserved for 2N items is prefilled with N
+// keys (N = CUCKOO_BENCH_CONCURRENT_ITEMS, default 2M), so the load is about 50%. Each
+// thread replays its own precomputed stream: reads (R percent) look up random prefilled
+// keys, writes (W percent) insert a key of the thread's own stream and later erase it, so
+// every pass over the stream leaves the structure as it found it. "single" is
+// CuckooFilter / CuckooMap running thread 0's stream alone. Throughput is ops per second
+// of wall time over all threads (UseRealTime); bench/report.py divides each design's
+// figure by "single" at the same mix.
+//
+// This file builds two programs, one per family: bench_concurrent_filter and, with
+// CUCKOO_BENCH_CONCURRENT_MAP=1, bench_concurrent_map.
+#ifndef CUCKOO_BENCH_CONCURRENT_MAP
+#define CUCKOO_BENCH_CONCURRENT_MAP 0
+#endif
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "bench_common.hpp"
+#if CUCKOO_BENCH_CONCURRENT_MAP
+#include "cuckoo/concurrent_map.hpp"
+#include "cuckoo/cuckoo_map.hpp"
+#else
+#include "cuckoo/concurrent_filter.hpp"
+#include "cuckoo/cuckoo_filter.hpp"
+#endif
+#include "structure_cache.hpp"
+#include "workload.hpp"
+
+namespace cuckoo::bench {
+namespace {
+
+constexpr std::size_t kOpsPerPass = std::size_t{1} << 16;
+constexpr int kMaxThreads = 2;
+
+struct Mix {
+  unsigned read_pct;
+  const char* name;
+};
+constexpr Mix kMixes[] = {{90, "r90-w10"}, {50, "r50-w50"}, {10, "r10-w90"}};
+
+std::uint64_t prefill_items() { return env_count("CUCKOO_BENCH_CONCURRENT_ITEMS", 2'000'000); }
+
+// Thread t's stream for a mix: reads of prefilled keys; writes in pairs, insert of a fresh
+// key of stream 2 + t, then (a few ops later) its erase. An even number of writes.
+std::vector<Op> thread_stream(const Mix& mix, int thread) {
+  SplitMix rng(bench_seed() * 0x9e37 + static_cast<std::uint64_t>(thread) * 131 + mix.read_pct);
+  std::vector<Op> ops;
+  ops.reserve(kOpsPerPass);
+  std::vector<std::uint64_t> pending;  // inserted, not yet erased
+  std::uint64_t fresh = 0;
+  const auto own_stream = 2 + static_cast<std::uint64_t>(thread);
+  while (ops.size() < kOpsPerPass) {  // bound: kOpsPerPass
+    const bool read = rng.below(100) < mix.read_pct;
+    if (read) {
+      ops.push_back({OpKind::kLookup, key_at(kInsertedStream, rng.below(prefill_items()))});
+    } else if (pending.size() < 8 && (pending.empty() || (rng.next() & 1))) {
+      pending.push_back(key_at(own_stream, fresh++));
+      ops.push_back({OpKind::kInsert, pending.back()});
+    } else {
+      ops.push_back({OpKind::kErase, pending.front()});
+      pending.erase(pending.begin());
+    }
+  }
+  for (const std::uint64_t k : pending) ops.push_back({OpKind::kErase, k});
+  return ops;
+}
+
+const std::vector<Op>& stream_for(std::size_t mix_index, int thread) {
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<std::vector<Op>>> streams(std::size(kMixes) * kMaxThreads);
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = streams[mix_index * kMaxThreads + static_cast<std::size_t>(thread)];
+  if (!slot) slot = std::make_unique<std::vector<Op>>(thread_stream(kMixes[mix_index], thread));
+  return *slot;
+}
+
+// ---- The structures, behind one small adapter each.
+
+#if !CUCKOO_BENCH_CONCURRENT_MAP
+CuckooFilterConfig filter_config() {
+  CuckooFilterConfig c;
+  c.capacity = 2 * prefill_items();
+  c.fingerprint_bits = 12;
+  c.slots_per_bucket = 4;
+  c.seed = bench_seed();
+  return c;
+}
+
+#else
+CuckooMapConfig map_config() {
+  CuckooMapConfig c;
+  c.initial_capacity = static_cast<std::size_t>(2 * prefill_items());
+  c.seed = bench_seed();
+  return c;
+}
+
+#endif
+
+#if !CUCKOO_BENCH_CONCURRENT_MAP
+template <class F>
+std::unique_ptr<F> make_filter() {
+  auto f = std::make_unique<F>(filter_config());
+  for (std::uint64_t i = 0; i < prefill_items(); ++i) f->insert(key_at(kInsertedStream, i));
+  return f;
+}
+
+#else
+template <class M>
+std::unique_ptr<M> make_map() {
+  auto m = std::make_unique<M>(map_config());
+  for (std::uint64_t i = 0; i < prefill_items(); ++i) {
+    const std::uint64_t k = key_at(kInsertedStream, i);
+    m->insert(k, k);
+  }
+  return m;
+}
+
+#endif
+
+#if !CUCKOO_BENCH_CONCURRENT_MAP
+template <class F>
+std::uint64_t apply_filter(F& f, const Op& op) {
+  switch (op.kind) {
+    case OpKind::kLookup: return f.contains(op.key) ? 1 : 0;
+    case OpKind::kInsert: return f.insert(op.key) == InsertResult::kInserted ? 1 : 0;
+    case OpKind::kErase: return f.erase(op.key) ? 1 : 0;
+    case OpKind::kUpdate: break;
+  }
+  return 0;
+}
+
+#else
+template <class M>
+std::uint64_t apply_map(M& m, const Op& op) {
+  switch (op.kind) {
+    case OpKind::kLookup:
+      if constexpr (requires { m.find(op.key) != nullptr; }) {
+        return m.find(op.key) != nullptr ? 1 : 0;
+      } else {
+        return m.find(op.key).has_value() ? 1 : 0;
+      }
+    case OpKind::kInsert: return m.insert(op.key, op.key) == InsertResult::kInserted ? 1 : 0;
+    case OpKind::kErase: return m.erase(op.key) ? 1 : 0;
+    case OpKind::kUpdate: break;
+  }
+  return 0;
+}
+
+#endif
+
+// One shared structure per type, built (untimed) by the first thread that asks.
+template <class T, class Make>
+T& shared(Make&& make) {
+  static std::mutex mutex;
+  static std::unique_ptr<T> value;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!value) value = make();
+  return *value;
+}
+
+template <class T, class Make, class Apply>
+void run_mix(benchmark::State& state, std::size_t mix_index, Make&& make, Apply&& apply) {
+  T& target = shared<T>(make);
+  const std::vector<Op>& ops = stream_for(mix_index, state.thread_index());
+  std::uint64_t ok = 0;
+  for (auto _ : state) {
+    for (const Op& op : ops) ok += apply(target, op);
+    benchmark::DoNotOptimize(ok);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(ops.size()));
+}
+
+std::string bench_name(std::initializer_list<std::string_view> parts) {
+  std::string name;
+  for (const std::string_view p : parts) {
+    if (!name.empty()) name += '/';
+    name.append(p);
+  }
+  return name;
+}
+
+template <class T, class Make, class Apply>
+void register_design(std::string_view kind, std::string_view design, bool threaded, Make make,
+                     Apply apply) {
+  for (std::size_t m = 0; m < std::size(kMixes); ++m) {
+    auto* b = benchmark::RegisterBenchmark(
+        bench_name({"concurrent", kind, design, kMixes[m].name}).c_str(),
+        [=](benchmark::State& s) { run_mix<T>(s, m, make, apply); });
+    b->UseRealTime()->Unit(benchmark::kMillisecond);
+    if (threaded) {
+      b->Threads(1)->Threads(kMaxThreads);
+    } else {
+      b->Threads(1);
+    }
+  }
+}
+
+void register_all() {
+#if !CUCKOO_BENCH_CONCURRENT_MAP
+  const auto filter_op = [](auto& f, const Op& op) { return apply_filter(f, op); };
+  register_design<CuckooFilter>("filter", "single", false, make_filter<CuckooFilter>, filter_op);
+  register_design<CoarseConcurrentFilter>("filter", "coarse", true,
+                                          make_filter<CoarseConcurrentFilter>, filter_op);
+  register_design<StripedConcurrentFilter>("filter", "striped", true,
+                                           make_filter<StripedConcurrentFilter>, filter_op);
+#else
+  const auto map_op = [](auto& m, const Op& op) { return apply_map(m, op); };
+  using Map = CuckooMap<std::uint64_t, std::uint64_t>;
+  using Coarse = CoarseConcurrentMap<std::uint64_t, std::uint64_t>;
+  using Striped = StripedConcurrentMap<std::uint64_t, std::uint64_t>;
+  register_design<Map>("map", "single", false, make_map<Map>, map_op);
+  register_design<Coarse>("map", "coarse", true, make_map<Coarse>, map_op);
+  register_design<Striped>("map", "striped", true, make_map<Striped>, map_op);
+#endif
+}
+
+}  // namespace
+}  // namespace cuckoo::bench
+
+int main(int argc, char** argv) {
+  using namespace cuckoo::bench;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  register_all();
+  benchmark::AddCustomContext("seed", std::to_string(bench_seed()));
+  benchmark::AddCustomContext("prefill_items", std::to_string(prefill_items()));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,286 @@
+// Exact-table benchmarks (issue 7, items 4 and 5).
+//
+//   map/{cuckoo_map,unordered_map}/{insert_presized,insert_growing,find_hit,find_miss}/N
+//       CuckooMap<uint64_t, uint64_t> against std::unordered_map, both reserved for N
+//       items (presized) or grown from empty; N = CUCKOO_BENCH_MAP_ITEMS (default 10M)
+//   ycsb/{classic,smart}/I-L-U/C
+//       ClassicCuckoo against SmartCuckoo on the YCSB-style mixes of the SmartCuckoo paper
+//       (insert/lookup/update percent), Zipf(0.99) lookups and updates, in a table of
+//       C = CUCKOO_BENCH_YCSB_CAPACITY one-slot buckets (default 2M) preloaded to load 0.1
+//       whose inserts take it to load 0.5 (the read-only mix 0/95/5 runs at load 0.5):
+//       throughput and kicks per insert
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "bench_common.hpp"
+#include "cuckoo/classic_cuckoo.hpp"
+#include "cuckoo/cuckoo_map.hpp"
+#include "cuckoo/smart_cuckoo.hpp"
+#include "structure_cache.hpp"
+#include "workload.hpp"
+
+namespace cuckoo::bench {
+namespace {
+
+using Map = CuckooMap<std::uint64_t, std::uint64_t>;
+using StdMap = std::unordered_map<std::uint64_t, std::uint64_t>;
+
+std::string bench_name(std::initializer_list<std::string_view> parts) {
+  std::string name;
+  for (const std::string_view p : parts) {
+    if (!name.empty()) name += '/';
+    name.append(p);
+  }
+  return name;
+}
+
+// ---- CuckooMap against std::unordered_map.
+
+enum class Sizing { kPresized, kGrowing };
+
+// Adapters so one fill and one lookup loop serve both maps.
+std::unique_ptr<Map> make_map(std::uint64_t items, Sizing sizing) {
+  CuckooMapConfig c;
+  c.seed = bench_seed();
+  auto m = std::make_unique<Map>(c);
+  if (sizing == Sizing::kPresized && !m->reserve(items)) throw std::bad_alloc();
+  return m;
+}
+std::unique_ptr<StdMap> make_std_map(std::uint64_t items, Sizing sizing) {
+  auto m = std::make_unique<StdMap>();
+  if (sizing == Sizing::kPresized) m->reserve(items);
+  return m;
+}
+bool map_insert(Map& m, std::uint64_t k) { return m.insert(k, k) == InsertResult::kInserted; }
+bool map_insert(StdMap& m, std::uint64_t k) { return m.emplace(k, k).second; }
+std::uint64_t map_find(const Map& m, std::uint64_t k) {
+  const std::uint64_t* v = m.find(k);
+  return v != nullptr ? *v | 1 : 0;
+}
+std::uint64_t map_find(const StdMap& m, std::uint64_t k) {
+  const auto it = m.find(k);
+  return it != m.end() ? it->second | 1 : 0;
+}
+std::unique_ptr<Map> make_for(const Map*, std::uint64_t items, Sizing sizing) {
+  return make_map(items, sizing);
+}
+std::unique_ptr<StdMap> make_for(const StdMap*, std::uint64_t items, Sizing sizing) {
+  return make_std_map(items, sizing);
+}
+
+template <class M>
+StructureCache<M>& map_cache() {
+  static StructureCache<M> cache;
+  return cache;
+}
+
+template <class M>
+void map_insert_bench(benchmark::State& state, std::uint64_t items, Sizing sizing) {
+  map_cache<M>().drop(items, 0);
+  std::vector<std::uint64_t> samples;
+  double seconds = 0.0;
+  std::uint64_t inserted = 0;
+  std::unique_ptr<M> m;
+  for (auto _ : state) {
+    m.reset();  // outside the timed fill
+    m = make_for(static_cast<const M*>(nullptr), items, sizing);
+    const FillTiming t = timed_fill(items, samples, [&](std::uint64_t k) { return map_insert(*m, k); });
+    state.SetIterationTime(t.seconds);
+    seconds += t.seconds;
+    inserted += t.inserted;
+  }
+  report_fill(state, seconds, inserted, samples);
+  if (inserted != items * static_cast<std::uint64_t>(state.iterations())) {
+    state.SkipWithError("an insert failed");
+  }
+  if (sizing == Sizing::kPresized) map_cache<M>().put(items, 0, std::move(m));
+}
+
+template <class M>
+void map_find_bench(benchmark::State& state, std::uint64_t items, bool hit) {
+  const M& m = map_cache<M>().get(items, 0, [&] {
+    auto built = make_for(static_cast<const M*>(nullptr), items, Sizing::kPresized);
+    for (std::uint64_t i = 0; i < items; ++i) map_insert(*built, key_at(kInsertedStream, i));
+    return built;
+  });
+  static std::vector<std::uint64_t> present;
+  static std::vector<std::uint64_t> absent;
+  if (present.size() != std::min(items, kMaxQueries)) {
+    present = present_queries(items, 3);
+    absent = absent_queries(items);
+  }
+  const std::vector<std::uint64_t>& keys = hit ? present : absent;
+  std::uint64_t found = 0;
+  for (auto _ : state) {
+    found = 0;
+    for (const std::uint64_t k : keys) found += map_find(m, k) != 0 ? 1 : 0;
+    benchmark::DoNotOptimize(found);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(keys.size()));
+  if (found != (hit ? keys.size() : 0)) state.SkipWithError("wrong find answers");
+}
+
+void register_maps(std::uint64_t items) {
+  const std::string size = size_label(items);
+  const int fills = fills_for(items);
+  const auto register_one = [&](std::string_view name, auto insert_presized, auto insert_growing,
+                                auto find) {
+    benchmark::RegisterBenchmark(bench_name({"map", name, "insert_presized", size}).c_str(),
+                                 insert_presized)
+        ->Iterations(fills)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(bench_name({"map", name, "insert_growing", size}).c_str(),
+                                 insert_growing)
+        ->Iterations(fills)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(bench_name({"map", name, "find_hit", size}).c_str(),
+                                 [=](benchmark::State& s) { find(s, true); })
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(bench_name({"map", name, "find_miss", size}).c_str(),
+                                 [=](benchmark::State& s) { find(s, false); })
+        ->Unit(benchmark::kMillisecond);
+  };
+  register_one(
+      "cuckoo_map", [=](benchmark::State& s) { map_insert_bench<Map>(s, items, Sizing::kPresized); },
+      [=](benchmark::State& s) { map_insert_bench<Map>(s, items, Sizing::kGrowing); },
+      [=](benchmark::State& s, bool hit) { map_find_bench<Map>(s, items, hit); });
+  register_one(
+      "unordered_map",
+      [=](benchmark::State& s) { map_insert_bench<StdMap>(s, items, Sizing::kPresized); },
+      [=](benchmark::State& s) { map_insert_bench<StdMap>(s, items, Sizing::kGrowing); },
+      [=](benchmark::State& s, bool hit) { map_find_bench<StdMap>(s, items, hit); });
+}
+
+// ---- ClassicCuckoo against SmartCuckoo, YCSB mixes.
+
+constexpr double kYcsbPreloadLoad = 0.1;
+constexpr double kYcsbFinalLoad = 0.5;
+
+const YcsbStream& ycsb_stream(std::uint64_t capacity, std::size_t mix_index) {
+  static StructureCache<YcsbStream> cache;
+  return cache.get(capacity, static_cast<unsigned>(mix_index), [&] {
+    const auto preload = static_cast<std::uint64_t>(kYcsbPreloadLoad * static_cast<double>(capacity));
+    const auto final_items = static_cast<std::uint64_t>(kYcsbFinalLoad * static_cast<double>(capacity));
+    return std::make_unique<YcsbStream>(make_ycsb_stream(ycsb_mixes()[mix_index], preload,
+                                                         final_items, final_items - preload,
+                                                         bench_seed() + mix_index));
+  });
+}
+
+std::uint64_t kicks_of(const ClassicCuckoo<>& t) { return t.stats().total_kicks; }
+std::uint64_t kicks_of(const SmartCuckoo<>& t) { return t.stats().total_kicks; }
+
+void engine_counters(benchmark::State& state, const ClassicCuckoo<>& t) {
+  state.counters["rehashes"] = static_cast<double>(t.stats().rehashes);
+  state.counters["grows"] = static_cast<double>(t.stats().grows);
+  state.counters["failed_walks"] = static_cast<double>(t.stats().failures);
+}
+void engine_counters(benchmark::State& state, const SmartCuckoo<>& t) {
+  state.counters["predicted_failures"] = static_cast<double>(t.stats().predicted_failures);
+  state.counters["stash"] = static_cast<double>(t.stash_size());
+}
+
+std::unique_ptr<ClassicCuckoo<>> make_table(const ClassicCuckoo<>*, std::uint64_t capacity) {
+  ClassicCuckooConfig c;
+  c.capacity = static_cast<std::size_t>(capacity);
+  c.seed = bench_seed();
+  return std::make_unique<ClassicCuckoo<>>(c);
+}
+std::unique_ptr<SmartCuckoo<>> make_table(const SmartCuckoo<>*, std::uint64_t capacity) {
+  SmartCuckooConfig c;
+  c.capacity = static_cast<std::size_t>(capacity);
+  c.stash_capacity = SmartCuckooConfig::kMaxStashCapacity;
+  c.seed = bench_seed();
+  return std::make_unique<SmartCuckoo<>>(c);
+}
+
+template <class Table>
+void ycsb_bench(benchmark::State& state, std::uint64_t capacity, std::size_t mix_index) {
+  const YcsbStream& stream = ycsb_stream(capacity, mix_index);
+  std::unique_ptr<Table> table;
+  std::uint64_t kicks = 0;
+  std::uint64_t inserted = 0;
+  std::uint64_t failed = 0;
+  std::uint64_t found = 0;
+  for (auto _ : state) {
+    table.reset();
+    table = make_table(static_cast<const Table*>(nullptr), capacity);
+    for (std::uint64_t i = 0; i < stream.preload; ++i) {
+      const std::uint64_t k = key_at(kInsertedStream, i);
+      table->insert(k, k);
+    }
+    const std::uint64_t kicks_before = kicks_of(*table);
+    const double start = thread_seconds();
+    for (const Op& op : stream.ops) {
+      switch (op.kind) {
+        case OpKind::kInsert:
+          if (table->insert(op.key, op.key) == InsertResult::kInserted) {
+            ++inserted;
+          } else {
+            ++failed;
+          }
+          break;
+        case OpKind::kLookup: found += table->find(op.key) != nullptr ? 1 : 0; break;
+        case OpKind::kUpdate: table->insert_or_assign(op.key, op.key + 1); break;
+        case OpKind::kErase: table->erase(op.key); break;
+      }
+    }
+    state.SetIterationTime(thread_seconds() - start);
+    kicks += kicks_of(*table) - kicks_before;
+  }
+  benchmark::DoNotOptimize(found);
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(stream.ops.size()));
+  state.counters["kicks_per_insert"] =
+      static_cast<double>(kicks) / static_cast<double>(std::max<std::uint64_t>(inserted, 1));
+  state.counters["failed_inserts"] = static_cast<double>(failed);
+  state.counters["load"] = table->load_factor();
+  engine_counters(state, *table);
+}
+
+void register_ycsb(std::uint64_t capacity) {
+  const std::string size = size_label(capacity);
+  const int fills = fills_for(capacity);
+  for (std::size_t m = 0; m < ycsb_mixes().size(); ++m) {
+    std::string mix = ycsb_mixes()[m].name();
+    std::replace(mix.begin(), mix.end(), '/', '-');
+    benchmark::RegisterBenchmark(bench_name({"ycsb", "classic", mix, size}).c_str(),
+                                 [=](benchmark::State& s) { ycsb_bench<ClassicCuckoo<>>(s, capacity, m); })
+        ->Iterations(fills)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(bench_name({"ycsb", "smart", mix, size}).c_str(),
+                                 [=](benchmark::State& s) { ycsb_bench<SmartCuckoo<>>(s, capacity, m); })
+        ->Iterations(fills)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+}  // namespace cuckoo::bench
+
+int main(int argc, char** argv) {
+  using namespace cuckoo::bench;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const std::uint64_t map_items = env_count("CUCKOO_BENCH_MAP_ITEMS", 10'000'000);
+  const std::uint64_t ycsb_capacity = env_count("CUCKOO_BENCH_YCSB_CAPACITY", 2'000'000);
+  register_maps(map_items);
+  register_ycsb(ycsb_capacity);
+  benchmark::AddCustomContext("seed", std::to_string(bench_seed()));
+  benchmark::AddCustomContext("zipf_theta", std::to_string(kYcsbZipfTheta));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Turns the Google Benchmark JSON of the bench programs into one table of ratios.
+
+usage: report.py [--out results.md] [--strict] RESULT.json...
+
+Every row is a figure, the baseline measured in the same run, their ratio (figure divided
+by baseline, in the row's unit) and, where issue 7 sets one, the target and whether it
+was met. --strict exits 1 when a target was missed (timings: only on a quiet machine).
+"""
+import argparse
+import json
+import math
+import sys
+
+
+def load(paths):
+    benches, contexts, errors = {}, {}, []
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        contexts.update(data.get("context", {}))
+        for b in data.get("benchmarks", []):
+            if b.get("run_type") == "aggregate":
+                continue
+            name = b["name"]
+            for suffix in ("/manual_time", "/real_time"):
+                name = name.replace(suffix, "")
+            parts = [p for p in name.split("/") if not p.startswith("iterations:")]
+            name = "/".join(parts)
+            if b.get("error_occurred"):
+                errors.append(f"{name}: {b.get('error_message', 'error')}")
+                continue
+            benches[name] = b
+    return benches, contexts, errors
+
+
+def ns_per_op(b):
+    rate = b.get("items_per_second")
+    return 1e9 / rate if rate else math.nan
+
+
+def mops(b):
+    return b.get("items_per_second", math.nan) / 1e6
+
+
+def fmt(x, unit=""):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if abs(x) >= 100:
+        s = f"{x:.0f}"
+    elif abs(x) >= 10:
+        s = f"{x:.1f}"
+    elif abs(x) >= 0.01:
+        s = f"{x:.3g}"
+    else:
+        s = f"{x:.2e}"
+    return f"{s} {unit}".strip()
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+        self.missed = 0
+
+    def section(self, title):
+        self.rows.append(("section", title))
+
+    def row(self, figure, value, unit, baseline=None, base_value=None, target=None, met=None,
+            ratio=None):
+        if ratio is None and value is not None and base_value:
+            ratio = value / base_value
+        status = "" if met is None else ("met" if met else "MISSED")
+        if met is False:
+            self.missed += 1
+        self.rows.append(("row", figure, fmt(value, unit), baseline or "",
+                          fmt(base_value, unit) if baseline else "", fmt(ratio) if ratio else "-",
+                          target or "", status))
+
+    def markdown(self):
+        out = ["| figure | value | baseline | baseline value | ratio | target | status |",
+               "|---|---:|---|---:|---:|---|---|"]
+        for r in self.rows:
+            if r[0] == "section":
+                out.append(f"| **{r[1]}** | | | | | | |")
+            else:
+                out.append("| " + " | ".join(r[1:]) + " |")
+        return "\n".join(out)
+
+
+def size_key(label):
+    scale = {"K": 1e3, "M": 1e6, "G": 1e9}
+    return float(label[:-1]) * scale[label[-1]] if label[-1] in scale else float(label)
+
+
+def expected_fpr(f, b, load):
+    q = (2 ** f + 2) / 4 ** f
+    return 1 - (1 - q) ** (2 * b * load)
+
+
+def filter_rows(t, B):
+    sizes = sorted({n.split("/")[3] for n in B if n.startswith("filter/insert/")}, key=size_key)
+    fbits = sorted({n.split("/")[2] for n in B if n.startswith("filter/insert/")},
+                   key=lambda s: int(s[1:]))
+    for size in sizes:
+        is10m = size == "10M"
+        for f in fbits:
+            bits = int(f[1:])
+            t.section(f"filter {f} b=4, {size} keys")
+            get = lambda kind: B.get(f"filter/{kind}/{f}/{size}")
+            floor = B.get(f"floor/two_lines/huge/{f}/{size}")
+            floor_ns = ns_per_op(floor) if floor else None
+            ins = get("insert")
+            uset = B.get(f"unordered_set/insert/{size}")
+            if ins:
+                mean = ins["ns_per_insert"]
+                target = "< 120 ns" if is10m else None
+                t.row(f"insert to 95% load, mean (p99 {fmt(ins['p99_ns'], 'ns')}, "
+                      f"load {ins['load']:.4f})", mean, "ns",
+                      "unordered_set insert (reserved)" if uset else None,
+                      uset["ns_per_insert"] if uset else None,
+                      target, (mean < 120) if is10m else None)
+                bpi = ins["bits_per_item"]
+                ideal = bits / ins["load"]
+                within = abs(bpi / ideal - 1) <= 0.02
+                t.row("bits per item", bpi, "bits", f"{bits} / load reached", ideal,
+                      "within 2%" if bits == 12 else None, within if bits == 12 else None)
+            for kind in ("lookup_positive", "lookup_negative", "lookup_mixed"):
+                b = get(kind)
+                if b:
+                    t.row(f"{kind.replace('_', ' ')}, one at a time", ns_per_op(b), "ns/op",
+                          "floor: two hashed lines (huge pages)" if floor else None, floor_ns)
+            neg = get("lookup_negative")
+            if neg and ins:
+                t.row("false positive rate (negative lookups)", neg["fpr"], "",
+                      "expected 1-(1-q)^(2b*load)", expected_fpr(bits, 4, ins["load"]))
+            bneg = get("batched_negative")
+            if bneg:
+                ns = ns_per_op(bneg)
+                t.row("batched negative lookup (contains_many)", ns, "ns/op",
+                      "floor: two hashed lines (huge pages)" if floor else None, floor_ns,
+                      "<= 1.2x floor" if is10m and floor else None,
+                      (ns <= 1.2 * floor_ns) if is10m and floor else None)
+                if neg:
+                    one = ns_per_op(neg)
+                    t.row("batched negative lookup (contains_many)", ns, "ns/op",
+                          "negative lookup one at a time", one,
+                          "<= 0.5x" if is10m else None, (ns <= 0.5 * one) if is10m else None)
+            bpos = get("batched_positive")
+            if bpos and get("lookup_positive"):
+                t.row("batched positive lookup (contains_many)", ns_per_op(bpos), "ns/op",
+                      "positive lookup one at a time", ns_per_op(get("lookup_positive")))
+            bloom_neg = B.get(f"bloom/lookup_negative/{f}/{size}")
+            bloom_ins = B.get(f"bloom/insert/{f}/{size}")
+            if neg and bloom_neg:
+                t.row(f"negative lookup vs Bloom at the same bits/item (k={bloom_ins['hashes']:.0f})"
+                      if bloom_ins else "negative lookup vs Bloom", ns_per_op(neg), "ns/op",
+                      "BloomFilter negative lookup", ns_per_op(bloom_neg))
+                t.row("false positive rate vs Bloom", neg["fpr"], "", "BloomFilter FPR",
+                      bloom_neg["fpr"])
+            pos = get("lookup_positive")
+            bloom_pos = B.get(f"bloom/lookup_positive/{f}/{size}")
+            if pos and bloom_pos:
+                t.row("positive lookup vs Bloom", ns_per_op(pos), "ns/op",
+                      "BloomFilter positive lookup", ns_per_op(bloom_pos))
+            if ins and bloom_ins:
+                t.row("insert vs Bloom", ins["ns_per_insert"], "ns", "BloomFilter insert",
+                      bloom_ins["ns_per_insert"])
+            uneg = B.get(f"unordered_set/lookup_negative/{size}")
+            if neg and uneg:
+                t.row("negative lookup vs unordered_set", ns_per_op(neg), "ns/op",
+                      "unordered_set negative lookup", ns_per_op(uneg))
+            for kind in ("chase1", "chase8", "chase16", "two_lines"):
+                huge = B.get(f"floor/{kind}/huge/{f}/{size}")
+                small = B.get(f"floor/{kind}/4k/{f}/{size}")
+                if huge and small:
+                    what = {"chase1": "dependent chain", "chase8": "8 loads in flight",
+                            "chase16": "16 loads in flight",
+                            "two_lines": "two hashed lines per op"}[kind]
+                    unit = "ns/op" if kind == "two_lines" else "ns/load"
+                    t.row(f"floor {what}, huge pages ({huge['region_mib']:.0f} MiB)",
+                          ns_per_op(huge), unit, "same, 4 KiB pages", ns_per_op(small))
+
+
+def map_rows(t, B):
+    sizes = sorted({n.split("/")[3] for n in B if n.startswith("map/cuckoo_map/")}, key=size_key)
+    for size in sizes:
+        is10m = size == "10M"
+        t.section(f"CuckooMap<uint64_t, uint64_t> vs std::unordered_map, {size} items")
+        for op, target in (("insert_presized", "<= 1.2x"), ("insert_growing", "<= 1.2x"),
+                           ("find_hit", "< 1.0x (faster)"), ("find_miss", "< 1.0x (faster)")):
+            a = B.get(f"map/cuckoo_map/{op}/{size}")
+            b = B.get(f"map/unordered_map/{op}/{size}")
+            if not (a and b):
+                continue
+            va, vb = ns_per_op(a), ns_per_op(b)
+            limit = 1.2 if op.startswith("insert") else 1.0
+            met = (va <= limit * vb if op.startswith("insert") else va < vb) if is10m else None
+            extra = f" (p99 {fmt(a['p99_ns'], 'ns')})" if "p99_ns" in a else ""
+            t.row(f"{op.replace('_', ' ')}{extra}", va, "ns/op", "std::unordered_map", vb,
+                  target if is10m else None, met)
+
+
+def ycsb_rows(t, B):
+    names = sorted({tuple(n.split("/")[2:4]) for n in B if n.startswith("ycsb/smart/")})
+    if names:
+        t.section("SmartCuckoo vs ClassicCuckoo, YCSB mixes (insert-lookup-update %), "
+                  "Zipf 0.99, load 0.1 -> 0.5")
+    order = ["100-0-0", "75-25-0", "50-50-0", "25-75-0", "0-95-5"]
+    for mix, size in sorted(names, key=lambda x: order.index(x[0]) if x[0] in order else 99):
+        s = B.get(f"ycsb/smart/{mix}/{size}")
+        c = B.get(f"ycsb/classic/{mix}/{size}")
+        if not (s and c):
+            continue
+        t.row(f"{mix} at {size} slots: throughput (kicks/insert smart "
+              f"{s['kicks_per_insert']:.3f}, classic {c['kicks_per_insert']:.3f})",
+              mops(s), "Mops/s", "ClassicCuckoo", mops(c))
+
+
+def concurrent_rows(t, B):
+    for kind in ("filter", "map"):
+        mixes = sorted({n.split("/")[3] for n in B if n.startswith(f"concurrent/{kind}/")})
+        if not mixes:
+            continue
+        t.section(f"concurrent {kind}s vs the single-threaded engine (same ops), "
+                  "throughput")
+        for mix in sorted(mixes, key=lambda m: -int(m[1:].split("-")[0])):
+            single = B.get(f"concurrent/{kind}/single/{mix}/threads:1")
+            for design in ("coarse", "striped"):
+                for threads in (1, 2):
+                    b = B.get(f"concurrent/{kind}/{design}/{mix}/threads:{threads}")
+                    if b:
+                        t.row(f"{design} {mix}, {threads} thread{'s' if threads > 1 else ''}",
+                              mops(b), "Mops/s",
+                              "single-threaded engine" if single else None,
+                              mops(single) if single else None)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", help="also write the table (markdown) here")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("results", nargs="+")
+    args = ap.parse_args()
+    B, ctx, errors = load(args.results)
+    t = Table()
+    filter_rows(t, B)
+    map_rows(t, B)
+    ycsb_rows(t, B)
+    concurrent_rows(t, B)
+    header = ["# cuckoo benchmark results", ""]
+    for key in ("host_name", "num_cpus", "mhz_per_cpu", "transparent_hugepage",
+                "filter_huge_pages_option", "filter_contains_many", "sizes", "seed",
+                "library_build_type"):
+        if key in ctx:
+            header.append(f"- {key}: {ctx[key]}")
+    header.append("- ratio = figure / baseline in the row's unit (ns: lower is better; "
+                  "Mops/s: higher is better)")
+    header.append("")
+    text = "\n".join(header) + "\n" + t.markdown() + "\n"
+    if errors:
+        text += "\nBenchmarks that reported an error:\n" + "".join(f"- {e}\n" for e in errors)
+    targets = sum(1 for r in t.rows if r[0] == "row" and r[7])
+    text += f"\n{targets - t.missed} of {targets} targets met.\n"
+    sys.stdout.write(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    return 1 if args.strict and (t.missed or errors) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
