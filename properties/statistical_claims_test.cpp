@@ -33,6 +33,7 @@
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/model/placement_oracle.hpp"
+#include "cuckoo/audit/measure.hpp"
 #include "cuckoo/audit/stats.hpp"
 
 namespace {
@@ -50,9 +51,6 @@ using cuckoo::model::PlacementOracle;
 namespace stats = cuckoo::audit::stats;
 
 constexpr double kAlpha = stats::kDefaultAlpha;
-
-// Query keys have the top bit set; inserted keys never do, so every query is absent.
-constexpr std::uint64_t kAbsentKeyBase = std::uint64_t{1} << 63;
 
 bool full_lane() {
   const char* value = std::getenv("CUCKOO_PROPERTIES_FULL");
@@ -162,97 +160,21 @@ TEST(StatsSelfTest, MaxAndMinCountsAreTheTightestSafeCounts) {
 // (this checks that lookups answer exactly what the table holds, and that i1 and fp are
 // uniform and independent as the derivation in cuckoo_filter.hpp says).
 
-struct FilterFprMeasurement {
-  double load = 0;
-  double q = 0;
-  double bound = 0;        // 1 - (1 - q)^(2 b L), the claim
-  double nominal = 0;      // 1 - (1 - 2^-f)^(2 b L), DESIGN.md's form (q ~ 2^-f)
-  double exact = 0;        // this filter's exact rate from its contents
-  std::uint64_t queries = 0;
-  std::uint64_t count = 0;        // false positives of the filter
-  std::uint64_t worse_count = 0;  // false positives of the degraded filter
-  std::uint64_t max_count = 0;    // binomial_max_count(queries, bound)
-  stats::BinomialInterval exact_interval;
-};
+// The measurement routines are shared with the auditor (cuckoo-audit's C2 task):
+// audit/include/cuckoo/audit/measure.hpp.
+using cuckoo::audit::measure::FilterFprMeasurement;
+using cuckoo::audit::measure::fill_to_first_failure;
+using cuckoo::audit::measure::filter_config;
 
-// The exact false positive rate of this filter for a uniformly random absent key.
-double exact_filter_fpr(const CuckooFilter& filter) {
-  const double fp_values = std::ldexp(1.0, static_cast<int>(filter.fingerprint_bits()));
-  const auto prob = [&](std::uint32_t v) { return (v == 1 ? 2.0 : 1.0) / fp_values; };
-  std::set<std::pair<std::uint32_t, std::uint32_t>> identities;  // (smaller bucket, fp)
-  double sum = 0;
-  const auto add = [&](std::uint32_t bucket, std::uint32_t fp) {
-    const std::uint32_t other = filter.alt_bucket(bucket, fp);
-    if (identities.insert({std::min(bucket, other), fp}).second) {
-      sum += prob(fp) * (other == bucket ? 1.0 : 2.0);
-    }
-  };
-  for (std::uint32_t i = 0; i < filter.bucket_count(); ++i) {
-    for (unsigned s = 0; s < filter.slots_per_bucket(); ++s) {
-      if (const std::uint32_t fp = filter.fingerprint_at(i, s); fp != 0) add(i, fp);
-    }
-  }
-  for (const auto& entry : filter.stash()) add(entry.bucket1, entry.fingerprint);
-  return sum / static_cast<double>(filter.bucket_count());
-}
-
-// Queries needed so that the expected count at the bound is about kTargetCount: enough
-// that a filter with twice the rate lies far outside the 1e-9 tail.
-std::uint64_t queries_for(double rate) {
-  const double target = full_lane() ? 4000.0 : 1000.0;
-  const double cap = full_lane() ? 16e6 : 4e6;
-  const double n = std::clamp(std::ceil(target / rate), 200'000.0, cap);
-  return static_cast<std::uint64_t>(n);
+// Queries needed so that the expected count at the bound is about 1000 (4000 in the full
+// lane): enough that a filter with twice the rate lies far outside the 1e-9 tail.
+cuckoo::audit::measure::FprQueries fpr_queries() {
+  if (full_lane()) return {4000.0, 200'000, 16'000'000};
+  return {1000.0, 200'000, 4'000'000};
 }
 
 FilterFprMeasurement measure_filter_fpr(const CuckooFilter& filter) {
-  FilterFprMeasurement m;
-  const unsigned f = filter.fingerprint_bits();
-  const unsigned b = filter.slots_per_bucket();
-  const double fp_values = std::ldexp(1.0, static_cast<int>(f));
-  m.load = filter.load_factor();
-  m.q = (fp_values + 2.0) / (fp_values * fp_values);
-  const double comparisons = 2.0 * b * m.load;
-  m.bound = 1.0 - std::pow(1.0 - m.q, comparisons);
-  m.nominal = 1.0 - std::pow(1.0 - 1.0 / fp_values, comparisons);
-  m.exact = exact_filter_fpr(filter);
-  m.queries = queries_for(m.bound);
-  for (std::uint64_t i = 0; i < m.queries; ++i) {
-    const std::uint64_t key = kAbsentKeyBase | i;
-    const std::uint64_t h = filter.hash_of(key);
-    const bool yes = filter.contains_hash(h);
-    m.count += yes ? 1 : 0;
-    // The degraded filter: the same table, but a query also answers yes for the
-    // fingerprint with its lowest bit flipped, as if it had f - 1 bits: about twice
-    // the rate.
-    m.worse_count += (yes || filter.contains_hash(h ^ 1U)) ? 1 : 0;
-  }
-  m.max_count = stats::binomial_max_count(m.queries, m.bound, kAlpha);
-  m.exact_interval = stats::binomial_interval(m.queries, m.exact, kAlpha);
-  return m;
-}
-
-CuckooFilterConfig filter_config(std::uint64_t slots, unsigned f, unsigned b, std::uint64_t seed,
-                                 unsigned max_kicks = 500) {
-  CuckooFilterConfig c;
-  c.capacity = slots;
-  c.fingerprint_bits = f;
-  c.slots_per_bucket = b;
-  c.max_kicks = max_kicks;
-  c.seed = seed;
-  return c;
-}
-
-// Inserts keys 0, 1, ... until the first insert whose kick walk fails (stats().kick_failures
-// becomes nonzero; the homeless fingerprint goes to the stash) or `limit` keys. Returns
-// the number of keys offered.
-std::uint64_t fill_to_first_failure(CuckooFilter& filter, std::uint64_t limit) {
-  std::uint64_t key = 0;
-  while (filter.stats().kick_failures == 0 && key < limit) {
-    const InsertResult r = filter.insert(key++);
-    if (r == InsertResult::kFull) break;  // the stash is full: cannot happen before a failure
-  }
-  return key;
+  return cuckoo::audit::measure::measure_filter_fpr(filter, fpr_queries());
 }
 
 TEST(StatisticalClaims, C2FalsePositiveRateWithinBinomialBound) {
@@ -343,73 +265,14 @@ TEST(StatisticalClaims, C2FalsePositiveRateWithinBinomialBound) {
 // 0.846, 0.953, 0.985): hard floor published - 4 points, tail load about 3 points below
 // the measured means.
 
-struct LoadWindow {
-  unsigned b;
-  double published;
-  double low;
-  double ceiling;
-  double floor;      // every seed reaches at least this load
-  double tail_load;  // at most about kTailProbability of the seeds stay below it
-};
-
-constexpr std::array<LoadWindow, 4> kLoadWindows = {{
-    {1, 0.50, 0.45, 0.56, 0.20, 0.40},
-    {2, 0.84, 0.82, 0.91, 0.80, 0.85},
-    {4, 0.95, 0.93, 0.99, 0.91, 0.95},
-    {8, 0.98, 0.96, 1.00, 0.94, 0.985},
-}};
-
-constexpr double kTailProbability = 0.02;
-
-struct LoadSample {
-  double mean = 0;
-  double sd = 0;
-  double min = 0;
-  double max = 0;
-  unsigned seeds = 0;
-  unsigned below_tail = 0;  // seeds whose load is below the window's tail_load
-};
-
-// The table load just before the first insert whose kick walk failed.
-double load_at_first_failure(unsigned b, std::uint64_t slots, std::uint64_t seed, unsigned max_kicks) {
-  CuckooFilter filter(filter_config(slots, 12, b, seed, max_kicks));
-  std::uint64_t key = seed << 32;  // distinct key streams per seed
-  for (std::uint64_t offered = 0; offered < 2 * slots; ++offered) {  // bound: 2 * slots
-    const std::uint64_t before = filter.size();
-    (void)filter.insert(key++);
-    if (filter.stats().kick_failures != 0) {
-      return static_cast<double>(before) / static_cast<double>(filter.slot_count());
-    }
-  }
-  return 1.0;  // never failed: the table filled (possible for tiny tables only)
-}
-
-LoadSample sample_loads(const LoadWindow& w, std::uint64_t slots, unsigned seeds, unsigned max_kicks,
-                        std::uint64_t seed_base) {
-  std::vector<double> loads;
-  for (unsigned s = 0; s < seeds; ++s) {
-    loads.push_back(load_at_first_failure(w.b, slots, seed_base + s, max_kicks));
-  }
-  LoadSample out;
-  out.seeds = seeds;
-  for (const double l : loads) out.below_tail += l < w.tail_load ? 1 : 0;
-  for (const double l : loads) out.mean += l;
-  out.mean /= static_cast<double>(loads.size());
-  double var = 0;
-  for (const double l : loads) var += (l - out.mean) * (l - out.mean);
-  out.sd = loads.size() > 1 ? std::sqrt(var / static_cast<double>(loads.size() - 1)) : 0.0;
-  out.min = *std::min_element(loads.begin(), loads.end());
-  out.max = *std::max_element(loads.begin(), loads.end());
-  return out;
-}
-
-std::uint64_t max_below_tail(const LoadSample& s) {
-  return stats::binomial_max_count(s.seeds, kTailProbability, kAlpha);
-}
-
-bool within(const LoadWindow& w, const LoadSample& s) {
-  return s.mean >= w.low && s.mean <= w.ceiling && s.min >= w.floor && s.below_tail <= max_below_tail(s);
-}
+// The windows and the sampling are shared with the auditor (measure.hpp).
+using cuckoo::audit::measure::kLoadWindows;
+using cuckoo::audit::measure::kTailProbability;
+using cuckoo::audit::measure::LoadSample;
+using cuckoo::audit::measure::LoadWindow;
+using cuckoo::audit::measure::max_below_tail;
+using cuckoo::audit::measure::sample_loads;
+using cuckoo::audit::measure::within;
 
 TEST(StatisticalClaims, C3LoadAtFirstFailureMatchesPublishedFigures) {
   const unsigned scale = full_lane() ? 4 : 1;
@@ -475,67 +338,21 @@ TEST(StatisticalClaims, C3CheckRejectsACrippledKickWalk) {
 //     (at most one cycle) ends within about twice its number of vertices, and below load
 //     0.4 (mean degree 0.8, subcritical) components have O(log n) vertices, far below 500.
 
-struct Band {
-  double lo;
-  double hi;
-  std::uint64_t attempts = 0;
-  std::uint64_t inserted = 0;
-  std::uint64_t true_failures = 0;   // kFull, and the oracle agrees nothing fits
-  std::uint64_t false_failures = 0;  // kFull, but the oracle has a placement
-  std::uint64_t impossible = 0;      // kInserted, but the oracle has no placement
-};
-
-std::vector<Band> make_bands() {
-  std::vector<Band> bands;
-  const std::array<double, 8> edges = {0.0, 0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 1.01};
-  for (std::size_t i = 0; i + 1 < edges.size(); ++i) bands.push_back(Band{edges[i], edges[i + 1]});
-  return bands;
-}
-
-Band& band_of(std::vector<Band>& bands, double load) {
-  for (Band& band : bands) {
-    if (load < band.hi) return band;
-  }
-  return bands.back();
-}
+// The bands and the oracle walk are shared with the auditor (measure.hpp).
+using cuckoo::audit::measure::Band;
 
 // Inserts fresh keys into `tables` tables of `capacity` slots until each reaches 55%
 // load or refuses 200 inserts in a row; accumulates per-band outcomes.
 std::vector<Band> measure_false_failures(std::size_t capacity, unsigned max_kicks, unsigned tables,
                                          std::uint64_t seed_base) {
-  std::vector<Band> bands = make_bands();
-  for (unsigned t = 0; t < tables; ++t) {
-    ClassicCuckooConfig config;
-    config.capacity = capacity;
-    config.max_kicks = max_kicks;
-    config.on_failure = OnInsertFailure::kReport;
-    config.seed = seed_base + t;
-    ClassicCuckoo<> table(config);
-    PlacementOracle oracle(table.capacity(), 1);
-    std::uint64_t key = (seed_base + t) << 32;
-    unsigned refused_in_a_row = 0;
-    const std::size_t attempt_limit = 4 * capacity;
-    for (std::size_t attempt = 0; attempt < attempt_limit; ++attempt) {  // bound: 4 * capacity
-      if (table.load_factor() >= 0.55 || refused_in_a_row >= 200) break;
-      const auto [p0, p1] = table.positions_of(key);
-      const CandidatePair pair{p0, table.table_size() + p1};
-      const bool fits = oracle.would_fit_after_adding(pair);
-      Band& band = band_of(bands, table.load_factor());
-      ++band.attempts;
-      const InsertResult r = table.insert(key, key);
-      ++key;
-      if (r == InsertResult::kInserted) {
-        oracle.add(pair);
-        ++band.inserted;
-        refused_in_a_row = 0;
-        if (!fits) ++band.impossible;
-      } else {
-        ++refused_in_a_row;
-        ++(fits ? band.false_failures : band.true_failures);
-      }
-    }
-  }
-  return bands;
+  cuckoo::audit::measure::FalseFailureRun run;
+  run.capacity = capacity;
+  run.max_kicks = max_kicks;
+  run.tables = tables;
+  run.seed_base = seed_base;
+  run.stop_load = 0.55;
+  run.max_refused_in_a_row = 200;
+  return cuckoo::audit::measure::measure_classic_false_failures(run);
 }
 
 void report_bands(const std::vector<Band>& bands, const std::string& label, const std::string& property) {
@@ -556,19 +373,8 @@ void report_bands(const std::vector<Band>& bands, const std::string& label, cons
   }
 }
 
-std::uint64_t false_failures_in(const std::vector<Band>& bands, double lo, double hi) {
-  std::uint64_t n = 0;
-  for (const Band& b : bands) {
-    if (b.lo >= lo && b.hi <= hi) n += b.false_failures;
-  }
-  return n;
-}
-
-std::uint64_t impossible_inserts(const std::vector<Band>& bands) {
-  std::uint64_t n = 0;
-  for (const Band& b : bands) n += b.impossible;
-  return n;
-}
+using cuckoo::audit::measure::false_failures_in;
+using cuckoo::audit::measure::impossible_inserts;
 
 TEST(StatisticalClaims, C9FalseFailuresPerLoadBand) {
   const unsigned scale = full_lane() ? 4 : 1;
@@ -617,56 +423,11 @@ TEST(StatisticalClaims, C9FalseFailuresPerLoadBand) {
 //     two probes coincide with probability about k^2/m, far below the binomial slack).
 // Teeth: a filter with half the bits (same n and k) must fail the formula check for m.
 
-struct BloomCase {
-  std::uint64_t bits;
-  std::uint64_t items;
-  unsigned hashes;
-};
-
-struct BloomMeasurement {
-  double formula = 0;
-  double fill = 0;
-  double fill_low = 0;
-  double fill_high = 0;
-  std::uint64_t queries = 0;
-  std::uint64_t count = 0;
-  stats::BinomialInterval formula_interval;
-  stats::BinomialInterval conditional_interval;
-  bool fill_ok = false;
-};
-
-BloomFilter filled_bloom(std::uint64_t bits, const BloomCase& c, std::uint64_t seed) {
-  BloomFilterConfig config;
-  config.bits = bits;
-  config.hashes = c.hashes;
-  config.seed = seed;
-  BloomFilter filter(config);
-  for (std::uint64_t key = 0; key < c.items; ++key) (void)filter.insert(key);
-  return filter;
-}
-
-// Judges `filter` against the claim for the configuration `c` (which may differ from the
-// filter's own bit count: that is the teeth check).
-BloomMeasurement measure_bloom(const BloomFilter& filter, const BloomCase& c, std::uint64_t queries) {
-  BloomMeasurement m;
-  const auto bits = static_cast<double>(c.bits);
-  const auto kn = static_cast<double>(c.hashes) * static_cast<double>(c.items);
-  const double k = c.hashes;
-  m.formula = std::pow(1.0 - std::exp(-kn / bits), k);
-  const double expected_fill_exact = 1.0 - std::pow(1.0 - 1.0 / bits, kn);
-  const double slack = stats::mcdiarmid_deviation(c.items, k, kAlpha) / bits;
-  m.fill_low = expected_fill_exact - slack;
-  m.fill_high = expected_fill_exact + slack;
-  m.fill = filter.fill_ratio();
-  m.fill_ok = m.fill >= m.fill_low && m.fill <= m.fill_high;
-  const double p_low = std::min(std::pow(std::max(m.fill_low, 0.0), k), m.formula);
-  const double p_high = std::max(std::pow(std::min(m.fill_high, 1.0), k), m.formula);
-  m.queries = queries;
-  for (std::uint64_t i = 0; i < queries; ++i) m.count += filter.contains(kAbsentKeyBase | i) ? 1 : 0;
-  m.formula_interval = stats::binomial_interval_between(queries, p_low, p_high, kAlpha);
-  m.conditional_interval = stats::binomial_interval(queries, std::pow(m.fill, k), kAlpha);
-  return m;
-}
+// The measurement is shared with the auditor (measure.hpp).
+using cuckoo::audit::measure::BloomCase;
+using cuckoo::audit::measure::BloomMeasurement;
+using cuckoo::audit::measure::filled_bloom;
+using cuckoo::audit::measure::measure_bloom;
 
 TEST(StatisticalClaims, C12BloomFalsePositiveRateMatchesFormula) {
   const std::uint64_t queries = full_lane() ? 4'000'000 : 1'000'000;

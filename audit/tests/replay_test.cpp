@@ -52,6 +52,21 @@ TEST(Replay, FilterTraceWithDuplicatesAndRoundTrip) {
   EXPECT_FALSE(violation.has_value()) << to_string(*violation);
 }
 
+TEST(Replay, BloomTracesReplayAndRefuseErase) {
+  std::string text = "engine bloom bits=256 hashes=3 seed=6\n";
+  for (int k = 0; k < 60; ++k) text += "insert " + std::to_string(k) + "\n";
+  text += "serialize_roundtrip\n";
+  for (int k = 0; k < 60; ++k) text += "contains " + std::to_string(k) + "\n";
+  text += "size\n";
+  const auto violation = replay_text(text);
+  EXPECT_FALSE(violation.has_value()) << to_string(*violation);
+  // A Bloom filter has no erase: a trace that asks for one is bad input, not a pass.
+  EXPECT_THROW(replay_text("engine bloom bits=256 hashes=3 seed=6\ninsert 1\nerase 1\n"),
+               cuckoo::model::TraceError);
+  // hashes is required: the engine names the field.
+  EXPECT_THROW(replay_text("engine bloom bits=256 seed=6\ninsert 1\n"), cuckoo::ConfigError);
+}
+
 TEST(Replay, FullTablesAreCheckedForLosses) {
   // A classic table of 4 slots with the report policy must fill and refuse, losing nothing.
   std::string text = "engine classic capacity=4 seed=5 on_failure=report max_kicks=2\n";

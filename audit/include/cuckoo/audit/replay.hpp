@@ -11,6 +11,7 @@
 //   engine classic capacity=N seed=S [max_kicks=500] [on_failure=rehash|grow|report]
 //                  [max_rehashes=8] [max_capacity=N]
 //   engine smart   capacity=N seed=S [max_kicks=500] [stash_capacity=8]
+//   engine bloom   bits=M hashes=K seed=S   (no erase ops: a Bloom filter has none)
 //
 // A missing or malformed parameter throws model::TraceError naming the header line; an
 // out-of-range value throws cuckoo::ConfigError naming the field (the engines validate).
@@ -142,6 +143,23 @@ inline model::TraceParameters parameters_of(const SmartCuckooConfig& c) {
   return p;
 }
 
+// Trace header of a Bloom filter: "engine bloom bits=M hashes=K seed=S".
+inline BloomFilterConfig bloom_config_from(const model::TraceParameters& p) {
+  BloomFilterConfig c;
+  c.bits = p.get_u64("bits");
+  c.hashes = small_parameter(p, "hashes", 0);
+  c.seed = p.get_u64("seed");
+  return c;
+}
+
+inline model::TraceParameters parameters_of(const BloomFilterConfig& c) {
+  model::TraceParameters p;
+  p.set("bits", std::to_string(c.bits));
+  p.set("hashes", std::to_string(c.hashes));
+  p.set("seed", std::to_string(c.seed.value_or(0)));
+  return p;
+}
+
 // Calls fn.template operator()<B>() for the map's compile-time slots per bucket.
 template <class Fn>
 decltype(auto) with_map_slots(const model::TraceParameters& p, Fn&& fn) {
@@ -201,8 +219,21 @@ inline std::optional<model::Violation> replay(const model::Trace& trace) {
     model::MapModel model;
     return model::check(subject, model, trace, *config.seed);
   }
+  if (trace.engine == "bloom") {
+    for (const model::TraceEntry& entry : trace.entries) {
+      if (entry.op.kind == model::OpKind::kErase) {
+        throw model::TraceError(entry.line, std::nullopt,
+                                "a Bloom filter has no erase; a bloom trace cannot hold one");
+      }
+    }
+    const BloomFilterConfig config = bloom_config_from(p);
+    BloomFilter filter(config);
+    BloomSubjectAdapter subject(filter);
+    model::MultisetModel model;
+    return model::check(subject, model, trace, *config.seed);
+  }
   throw std::invalid_argument("unknown engine '" + trace.engine +
-                              "' in the trace header (expected filter, map, classic or smart)");
+                              "' in the trace header (expected filter, map, classic, smart or bloom)");
 }
 
 }  // namespace cuckoo::audit

@@ -11,9 +11,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "cuckoo/bloom_filter.hpp"
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/cuckoo_map.hpp"
@@ -125,6 +127,35 @@ class MapSubjectAdapter {
  private:
   Table* table_;
   bool has_growth_limit_;
+};
+
+// The Bloom filter as a filter subject: an approximate set that never fills and keeps
+// every copy (size() counts insert calls). It has no erase; the Bloom traces hold none.
+class BloomSubjectAdapter {
+ public:
+  explicit BloomSubjectAdapter(BloomFilter& filter) noexcept : filter_(&filter) {}
+  InsertResult insert(std::uint64_t key) { return filter_->insert(key); }
+  bool contains(std::uint64_t key) const { return filter_->contains(key); }
+  bool erase(std::uint64_t) {
+    throw std::invalid_argument("a Bloom filter has no erase; a bloom trace cannot hold one");
+  }
+  std::uint64_t size() const { return filter_->size(); }
+  void clear() { filter_->clear(); }
+  model::SubjectTraits traits() const {
+    model::SubjectTraits t;
+    t.exact = false;
+    t.allows_duplicates = true;  // no copy limit: slots_per_bucket and max_copies are 0
+    return t;
+  }
+  bool serialize_roundtrip() {
+    BloomFilter copy = BloomFilter::deserialize(filter_->serialize());
+    if (!(copy == *filter_)) return false;
+    *filter_ = std::move(copy);
+    return true;
+  }
+
+ private:
+  BloomFilter* filter_;
 };
 
 }  // namespace cuckoo::audit

@@ -1,0 +1,196 @@
+// Self-tests of the adapter audit (adapter.hpp): a correct exact set and the project's
+// own cuckoo filter pass every claim that applies; a set that loses keys, a filter with
+// too many false positives and a filter that loses items on a failed insert fail, with
+// small counterexamples that still fail on replay_implementation.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+
+#include "cuckoo/audit/adapter.hpp"
+#include "cuckoo/audit/subjects.hpp"
+#include "cuckoo/cuckoo_filter.hpp"
+#include "cuckoo/model/trace.hpp"
+
+namespace {
+
+using cuckoo::audit::AuditOptions;
+using cuckoo::audit::ClaimResult;
+using cuckoo::audit::ImplementationKind;
+using cuckoo::audit::ImplementationTraits;
+using cuckoo::audit::Report;
+using cuckoo::audit::Verdict;
+
+constexpr std::uint64_t kSeed = 20261121;
+
+AuditOptions small_options() {
+  AuditOptions o;
+  o.seed = kSeed;
+  o.traces = 40;
+  o.fpr_queries = 20'000;
+  return o;
+}
+
+const ClaimResult& result_for(const Report& r, const std::string& claim) {
+  for (const auto& c : r.results) {
+    if (c.claim == claim) return c;
+  }
+  throw std::runtime_error("no result for " + claim);
+}
+
+struct SetAdapter {
+  std::unordered_set<std::uint64_t> set;
+  bool insert(std::uint64_t k) { return set.insert(k).second; }
+  bool contains(std::uint64_t k) const { return set.count(k) != 0; }
+  bool erase(std::uint64_t k) { return set.erase(k) != 0; }
+  std::uint64_t size() const { return set.size(); }
+  void clear() { set.clear(); }
+};
+
+// Forgets a key when it is erased while 3 or more keys are stored: erases the wrong one.
+struct LossySetAdapter : SetAdapter {
+  bool erase(std::uint64_t k) {
+    if (set.size() >= 3 && set.count(k) != 0) {
+      set.erase(k);
+      set.erase(set.begin());
+      set.insert(k + 1'000'000);  // keep the size right so only lookups see it
+      return true;
+    }
+    return SetAdapter::erase(k);
+  }
+};
+
+ImplementationTraits set_traits(std::string name) {
+  ImplementationTraits t;
+  t.name = std::move(name);
+  t.kind = ImplementationKind::kExactSet;
+  return t;
+}
+
+TEST(AdapterAudit, UnorderedSetPassesEveryClaimThatApplies) {
+  const Report r = cuckoo::audit::audit_implementation([] { return SetAdapter{}; },
+                                                       set_traits("std.unordered_set"),
+                                                       small_options());
+  EXPECT_TRUE(r.all_passed());
+  EXPECT_EQ(result_for(r, "C1").verdict, Verdict::kPass) << result_for(r, "C1").summary;
+  EXPECT_EQ(result_for(r, "C7").verdict, Verdict::kPass) << result_for(r, "C7").summary;
+  EXPECT_EQ(result_for(r, "C2").verdict, Verdict::kSkipped);
+  EXPECT_EQ(r.subject, "std.unordered_set");
+}
+
+TEST(AdapterAudit, LossySetFailsWithAShrunkReplayableTrace) {
+  const ImplementationTraits traits = set_traits("lossy.set");
+  const Report r = cuckoo::audit::audit_implementation([] { return LossySetAdapter{}; }, traits,
+                                                       small_options());
+  EXPECT_FALSE(r.all_passed());
+  const ClaimResult& c7 = result_for(r, "C7");
+  ASSERT_EQ(c7.verdict, Verdict::kFail) << "seed " << kSeed;
+  ASSERT_TRUE(c7.counterexample.has_value());
+  EXPECT_LE(c7.counterexample->shrunk_ops, 8U) << c7.counterexample->trace;
+  const cuckoo::model::Trace trace = cuckoo::model::parse_trace(c7.counterexample->trace);
+  EXPECT_EQ(trace.engine, "lossy.set");
+  EXPECT_TRUE(cuckoo::audit::replay_implementation([] { return LossySetAdapter{}; }, traits, trace));
+  EXPECT_FALSE(cuckoo::audit::replay_implementation([] { return SetAdapter{}; }, traits, trace));
+}
+
+// The project's filter through the adapter, answering InsertResult.
+struct EngineFilterAdapter {
+  cuckoo::CuckooFilter filter{config()};
+  static cuckoo::CuckooFilterConfig config() {
+    cuckoo::CuckooFilterConfig c;
+    c.capacity = 64;
+    c.fingerprint_bits = 8;
+    c.slots_per_bucket = 4;
+    c.seed = 7;
+    return c;
+  }
+  cuckoo::InsertResult insert(std::uint64_t k) { return filter.insert(k); }
+  bool contains(std::uint64_t k) const { return filter.contains(k); }
+  bool erase(std::uint64_t k) { return filter.erase(k); }
+  std::uint64_t size() const { return filter.size(); }
+  // The item a key is to the filter, so the model counts copies per item as it does.
+  std::uint64_t identity(std::uint64_t k) const {
+    return cuckoo::audit::filter_identity(filter.placement(k));
+  }
+  std::uint64_t max_copies(std::uint64_t k) const { return filter.max_copies(k); }
+};
+
+ImplementationTraits filter_traits(std::string name) {
+  ImplementationTraits t;
+  t.name = std::move(name);
+  t.kind = ImplementationKind::kApproximateFilter;
+  t.fingerprint_bits = 8;
+  t.slots_per_bucket = 4;
+  t.capacity = 64;
+  return t;
+}
+
+TEST(AdapterAudit, EngineFilterPassesC1C2C5C6) {
+  const Report r = cuckoo::audit::audit_implementation([] { return EngineFilterAdapter{}; },
+                                                       filter_traits("cuckoo.filter"),
+                                                       small_options());
+  for (const char* claim : {"C1", "C2", "C5", "C6"}) {
+    EXPECT_EQ(result_for(r, claim).verdict, Verdict::kPass)
+        << claim << ": " << result_for(r, claim).summary;
+  }
+  EXPECT_EQ(result_for(r, "C7").verdict, Verdict::kSkipped);
+}
+
+// Answers "maybe" for one key in eight: far above 2b/2^f for f = 8, b = 4.
+struct LeakyFilterAdapter : EngineFilterAdapter {
+  bool contains(std::uint64_t k) const { return (k % 8 == 3) || filter.contains(k); }
+};
+
+TEST(AdapterAudit, TooManyFalsePositivesFailC2) {
+  const Report r = cuckoo::audit::audit_implementation([] { return LeakyFilterAdapter{}; },
+                                                       filter_traits("leaky.filter"),
+                                                       small_options());
+  EXPECT_EQ(result_for(r, "C2").verdict, Verdict::kFail) << result_for(r, "C2").summary;
+  EXPECT_EQ(result_for(r, "C1").verdict, Verdict::kPass);
+}
+
+// A bool filter that drops an item whenever an insert is refused (capacity 6 items).
+struct DroppingFilterAdapter {
+  std::unordered_multiset<std::uint64_t> items;
+  bool insert(std::uint64_t k) {
+    if (items.size() >= 6) {
+      items.erase(items.begin());
+      return false;
+    }
+    items.insert(k);
+    return true;
+  }
+  bool contains(std::uint64_t k) const { return items.count(k) != 0; }
+  bool erase(std::uint64_t k) {
+    const auto it = items.find(k);
+    if (it == items.end()) return false;
+    items.erase(it);
+    return true;
+  }
+  std::uint64_t size() const { return items.size(); }
+};
+
+TEST(AdapterAudit, LosingAnItemOnAFailedInsertFailsC6) {
+  ImplementationTraits traits;
+  traits.name = "dropping.filter";
+  traits.capacity = 6;
+  const Report r = cuckoo::audit::audit_implementation([] { return DroppingFilterAdapter{}; },
+                                                       traits, small_options());
+  const ClaimResult& c6 = result_for(r, "C6");
+  ASSERT_EQ(c6.verdict, Verdict::kFail) << c6.summary;
+  ASSERT_TRUE(c6.counterexample.has_value());
+  EXPECT_LE(c6.counterexample->shrunk_ops, 10U) << c6.counterexample->trace;
+  EXPECT_TRUE(cuckoo::audit::replay_implementation(
+      [] { return DroppingFilterAdapter{}; }, traits,
+      cuckoo::model::parse_trace(c6.counterexample->trace)));
+  EXPECT_EQ(result_for(r, "C5").verdict, Verdict::kSkipped);  // bool insert
+}
+
+TEST(AdapterAudit, RejectsANameThatIsNotATraceName) {
+  EXPECT_THROW(cuckoo::audit::audit_implementation([] { return SetAdapter{}; },
+                                                   set_traits("has space"), small_options()),
+               cuckoo::audit::UsageError);
+}
+
+}  // namespace
