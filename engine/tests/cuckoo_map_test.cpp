@@ -6,6 +6,8 @@
 // CUCKOO_TEST_SEED from the environment to replay another one.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -1052,6 +1054,110 @@ TEST(CuckooMap, MovedFromMapIsEmptyAndUsable) {
   EXPECT_TRUE(b.reserve(100));
   EXPECT_EQ(b.check_invariants(), "");
   // NOLINTEND(bugprone-use-after-move)
+}
+
+
+// ---- Flat slot storage (detail/map_slots.hpp) and huge pages ---------------------------
+
+// Non-trivial items (strings) through copies, moves, erase, clear and rebuilds: every
+// constructed item is destroyed exactly once (ASan/LSan runs catch a leak or a double
+// destruction), and copies are deep.
+TEST(CuckooMapStorage, StringItemsSurviveCopiesRebuildsAndClear) {
+  const std::uint64_t seed = test_seed(90);
+  StringMap a(config_of(seed, 8));
+  std::map<std::string, std::string> model;
+  for (int i = 0; i < 600; ++i) {
+    const std::string key = "key/" + std::to_string(i * 7919 % 1000);
+    const std::string value(static_cast<std::size_t>(20 + i % 50), static_cast<char>('a' + i % 26));
+    a.insert_or_assign(key, value);
+    model[key] = value;
+    if (i % 5 == 0) {
+      const std::string gone = "key/" + std::to_string(i * 31 % 1000);
+      EXPECT_EQ(a.erase(gone), model.erase(gone) == 1) << seed_note(seed);
+    }
+  }
+  expect_matches(a, model);
+  StringMap b = a;
+  expect_matches(b, model);
+  b.insert_or_assign(model.begin()->first, "changed");
+  EXPECT_EQ(*a.find(model.begin()->first), model.begin()->second) << seed_note(seed);
+  StringMap c = std::move(b);
+  EXPECT_EQ(c.size(), model.size());
+  a.clear();
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(a.begin(), a.end());
+  EXPECT_EQ(a.insert("x", "y"), InsertResult::kInserted);
+  EXPECT_EQ(a.check_invariants(), "");
+}
+
+// A key equality that is not std::equal_to takes the branching lookup; same answers.
+struct CaseInsensitiveEqual {
+  bool operator()(const std::string& x, const std::string& y) const noexcept {
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(x[i])) !=
+          std::tolower(static_cast<unsigned char>(y[i]))) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
+struct CaseInsensitiveHash {
+  std::uint64_t operator()(const std::string& x, std::uint64_t seed) const noexcept {
+    std::string lower = x;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return cuckoo::DefaultHasher{}(lower, seed);
+  }
+};
+
+TEST(CuckooMapStorage, CustomKeyEqualIsHonoured) {
+  CuckooMap<std::string, int, 4, CaseInsensitiveHash, CaseInsensitiveEqual> map(config_of(91));
+  EXPECT_EQ(map.insert("Hello", 1), InsertResult::kInserted);
+  EXPECT_EQ(map.insert("HELLO", 2), InsertResult::kExists);
+  ASSERT_NE(map.find("hello"), nullptr);
+  EXPECT_EQ(*map.find("hello"), 1);
+  EXPECT_TRUE(map.erase("hELLo"));
+  EXPECT_TRUE(map.empty());
+}
+
+// Key 0 and value 0 are ordinary items: the zero bytes of an empty slot never count.
+TEST(CuckooMapStorage, ZeroKeyIsNotConfusedWithEmptySlots) {
+  U64Map map(config_of(92, 8));
+  EXPECT_FALSE(map.contains(0));
+  EXPECT_EQ(map.insert(1, 0), InsertResult::kInserted);
+  EXPECT_FALSE(map.contains(0));
+  EXPECT_EQ(map.insert(0, 0), InsertResult::kInserted);
+  EXPECT_TRUE(map.contains(0));
+  EXPECT_TRUE(map.erase(0));
+  EXPECT_FALSE(map.contains(0));
+  EXPECT_EQ(map.size(), 1U);
+  EXPECT_EQ(map.check_invariants(), "");
+}
+
+// huge_pages changes no answer, layout or byte of the serialization.
+TEST(CuckooMapStorage, HugePagesOnAndOffGiveEqualMaps) {
+  const std::uint64_t seed = test_seed(93);
+  CuckooMapConfig plain_config = config_of(seed, 8);
+  CuckooMapConfig huge_config = plain_config;
+  huge_config.huge_pages = true;
+  U64Map plain(plain_config);
+  U64Map huge(huge_config);
+  // Reserve past 2 MiB of slots so that the huge-page path is taken.
+  ASSERT_TRUE(plain.reserve(200'000));
+  ASSERT_TRUE(huge.reserve(200'000));
+  cuckoo::detail::Rng rng(seed);
+  for (int i = 0; i < 150'000; ++i) {
+    const std::uint64_t key = rng.next();
+    ASSERT_EQ(plain.insert(key, key + 1), huge.insert(key, key + 1)) << seed_note(seed);
+  }
+  EXPECT_EQ(plain, huge);
+  EXPECT_EQ(plain.serialize(), huge.serialize()) << seed_note(seed);
+  EXPECT_EQ(huge.check_invariants(), "");
+  const U64Map copy = huge;
+  EXPECT_EQ(copy, plain);
+  EXPECT_TRUE(copy.config().huge_pages);
+  EXPECT_FALSE(U64Map::deserialize(huge.serialize(), {}, {}, std::size_t{1} << 30).config().huge_pages);
 }
 
 }  // namespace

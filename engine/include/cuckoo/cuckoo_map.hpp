@@ -2,8 +2,10 @@
 //
 // Design
 // ------
-// Storage is one array of slots: bucket_count() buckets of SlotsPerBucket slots each,
-// followed by kStashSlots stash slots. A slot is empty or holds one (key, value) pair.
+// Storage is one flat array of slots: bucket_count() buckets of SlotsPerBucket slots
+// each, followed by kStashSlots stash slots. A slot is empty or holds one (key, value)
+// pair, constructed in place; a separate byte per bucket says which slots are occupied
+// (detail/map_slots.hpp). A bucket of four uint64 -> uint64 pairs is one cache line.
 //
 // Each key is hashed once, h = hasher(key, seed()). Its two candidate buckets are
 //     first  = reduce32(uint32(h >> 32), bucket_count())
@@ -13,7 +15,10 @@
 //     every stored key sits in one of its two candidate buckets or in the stash, and
 //     no key is stored twice.
 // So find() looks at 2 * SlotsPerBucket slots and, only when the stash is not empty,
-// at the kStashSlots stash slots.
+// at the kStashSlots stash slots. It prefetches the second bucket before comparing the
+// first, so the two cache misses of a key found in its second bucket (or absent)
+// overlap; for trivially copyable items and std::equal_to it compares a bucket's keys
+// without branching on occupancy and masks the result.
 //
 // insert() of a new key tries, in order:
 //   1. a free slot in either candidate bucket (the hot path);
@@ -57,6 +62,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <concepts>
 #include <cstddef>
@@ -75,6 +81,7 @@
 #include "detail/map_codec.hpp"
 #include "detail/map_layout.hpp"
 #include "detail/map_search.hpp"
+#include "detail/map_slots.hpp"
 #include "detail/serial.hpp"
 #include "error.hpp"
 #include "hash.hpp"
@@ -101,6 +108,12 @@ struct CuckooMapConfig {
   // Hash seed; absent: random_seed(). The map stores the seed it used (config().seed is
   // always set), so any map can be rebuilt exactly.
   std::optional<std::uint64_t> seed;
+  // Back the slot array with transparent huge pages when it is at least 2 MiB (2 MiB
+  // aligned, madvise(MADV_HUGEPAGE) on Linux; ordinary pages elsewhere or if the kernel
+  // refuses), for every table the map allocates. Saves most TLB misses of random
+  // lookups in tables far larger than the cache. Off by default, as for the filter (see
+  // CuckooFilterConfig::huge_pages). Not serialized: a deserialized map has it off.
+  bool huge_pages = false;
 
   friend bool operator==(const CuckooMapConfig&, const CuckooMapConfig&) = default;
 };
@@ -177,7 +190,7 @@ class CuckooMap {
   static constexpr std::size_t kMinTableBudget = std::size_t{1} << 20;
 
  private:
-  using Slot = std::optional<value_type>;
+  using Slots = detail::MapSlots<K, V, SlotsPerBucket, kStashSlots>;
 
  public:
   // A forward iterator over the items, table slots in bucket order first, then the
@@ -192,10 +205,10 @@ class CuckooMap {
     using reference = const value_type&;
 
     const_iterator() = default;
-    reference operator*() const { return **slot_; }
-    pointer operator->() const { return &**slot_; }
+    reference operator*() const { return slots_->item(pos_); }
+    pointer operator->() const { return &slots_->item(pos_); }
     const_iterator& operator++() {
-      ++slot_;
+      ++pos_;
       skip_empty();
       return *this;
     }
@@ -205,17 +218,18 @@ class CuckooMap {
       return old;
     }
     friend bool operator==(const const_iterator& a, const const_iterator& b) {
-      return a.slot_ == b.slot_;
+      return a.slots_ == b.slots_ && a.pos_ == b.pos_;
     }
 
    private:
     friend class CuckooMap;
-    const_iterator(const Slot* slot, const Slot* end) : slot_(slot), end_(end) { skip_empty(); }
+    const_iterator(const Slots* slots, std::size_t pos) : slots_(slots), pos_(pos) { skip_empty(); }
     void skip_empty() {
-      while (slot_ != end_ && !slot_->has_value()) ++slot_;  // bounded by end_
+      // Bounded by slots_->size().
+      while (pos_ != slots_->size() && !slots_->occupied(pos_)) ++pos_;
     }
-    const Slot* slot_ = nullptr;
-    const Slot* end_ = nullptr;
+    const Slots* slots_ = nullptr;
+    std::size_t pos_ = 0;
   };
   using iterator = const_iterator;
 
@@ -228,7 +242,7 @@ class CuckooMap {
       : config_(validated(config)),
         seed_(*config_.seed),
         bucket_count_(initial_bucket_count(config_)),
-        slots_(table_slots() + kStashSlots),
+        slots_(bucket_count_, config_.huge_pages),
         hasher_(std::move(hash_fn)),
         key_eq_(std::move(equal_fn)) {}
 
@@ -292,7 +306,7 @@ class CuckooMap {
 
   // Removes every item; keeps bucket_count(), seed() and stats().
   void clear() noexcept {
-    for (Slot& slot : slots_) slot.reset();
+    slots_.clear();
     size_ = 0;
     stash_count_ = 0;
   }
@@ -309,11 +323,11 @@ class CuckooMap {
   // The value stored for key, or nullptr. The pointer is invalidated as described above.
   V* find(const K& key) {
     const std::size_t pos = position_of(key, hash_key(key));
-    return pos == kNoPosition ? nullptr : &slots_[pos]->second;
+    return pos == kNoPosition ? nullptr : &slots_.item(pos).second;
   }
   const V* find(const K& key) const {
     const std::size_t pos = position_of(key, hash_key(key));
-    return pos == kNoPosition ? nullptr : &slots_[pos]->second;
+    return pos == kNoPosition ? nullptr : &slots_.item(pos).second;
   }
   bool contains(const K& key) const { return position_of(key, hash_key(key)) != kNoPosition; }
 
@@ -343,10 +357,10 @@ class CuckooMap {
   // Visits each item exactly once, stash included. The order depends only on the seed,
   // the configuration and the sequence of operations (deterministic).
   const_iterator begin() const noexcept {
-    return const_iterator(slots_.data(), slots_.data() + slots_.size());
+    return const_iterator(&slots_, 0);
   }
   const_iterator end() const noexcept {
-    return const_iterator(slots_.data() + slots_.size(), slots_.data() + slots_.size());
+    return const_iterator(&slots_, slots_.size());
   }
   const_iterator cbegin() const noexcept { return begin(); }
   const_iterator cend() const noexcept { return end(); }
@@ -438,18 +452,16 @@ class CuckooMap {
     CuckooMap* map;
     std::uint32_t bucket_count() const { return map->bucket_count_; }
     bool occupied(std::uint32_t bucket, unsigned slot) const {
-      return map->slots_[slot_index(bucket, slot)].has_value();
+      return map->slots_.occupied(slot_index(bucket, slot));
     }
     std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
-      const std::uint64_t hash = map->hash_key(map->slots_[slot_index(bucket, slot)]->first);
+      const std::uint64_t hash = map->hash_key(map->slots_.item(slot_index(bucket, slot)).first);
       return detail::map_alt_bucket(hash, bucket, map->bucket_count_);
     }
     void move_item(detail::MapSlotRef from, detail::MapSlotRef to) {
-      Slot& source = map->slots_[slot_index(from.bucket, from.slot)];
-      Slot& target = map->slots_[slot_index(to.bucket, to.slot)];
-      assert(source.has_value() && !target.has_value());
-      target.emplace(std::move(*source));
-      source.reset();
+      const std::size_t source = slot_index(from.bucket, from.slot);
+      map->slots_.emplace(slot_index(to.bucket, to.slot), std::move(map->slots_.item(source)));
+      map->slots_.reset(source);
     }
   };
 
@@ -479,7 +491,7 @@ class CuckooMap {
       : config_(config),
         seed_(seed),
         bucket_count_(bucket_count),
-        slots_(table_slots() + kStashSlots),
+        slots_(bucket_count, config_.huge_pages),
         hasher_(std::move(hash_fn)),
         key_eq_(std::move(equal_fn)) {}
 
@@ -499,19 +511,46 @@ class CuckooMap {
   std::uint64_t hash_with(const K& key, std::uint64_t seed) const {
     return static_cast<std::uint64_t>(hasher_(key, seed));
   }
-  bool holds(const Slot& slot, const K& key) const {
-    return slot.has_value() && key_eq_(slot->first, key);
+  bool holds(std::size_t pos, const K& key) const {
+    return slots_.occupied(pos) && key_eq_(slots_.item(pos).first, key);
   }
 
-  // The hot lookup: two buckets, then the stash only if it holds anything.
+  // Lookups may compare every key of a bucket without branching on occupancy (the zero
+  // key of an empty slot is discarded by the mask): only for trivially copyable items
+  // and the standard equality, which has no side effects.
+  static constexpr bool kBranchFreeCompare =
+      Slots::kTrivialItems &&
+      (std::is_same_v<KeyEqual, std::equal_to<K>> || std::is_same_v<KeyEqual, std::equal_to<>>);
+
+  // The slot of bucket holding key, or SlotsPerBucket.
+  unsigned slot_in(std::uint32_t bucket, const K& key) const {
+    const unsigned occupied = slots_.mask(bucket);
+    if constexpr (kBranchFreeCompare) {
+      unsigned hits = 0;
+      for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+        hits |= static_cast<unsigned>(key_eq_(slots_.key_at(bucket, s), key)) << s;
+      }
+      hits &= occupied;
+      return hits == 0 ? SlotsPerBucket : static_cast<unsigned>(std::countr_zero(hits));
+    } else {
+      for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+        if (((occupied >> s) & 1U) != 0 && key_eq_(slots_.key_at(bucket, s), key)) return s;
+      }
+      return SlotsPerBucket;
+    }
+  }
+
+  // The hot lookup: two buckets (the second prefetched while the first is compared),
+  // then the stash only if it holds anything.
   std::size_t position_of(const K& key, std::uint64_t hash) const {
     if (size_ == 0) return kNoPosition;  // also covers a moved-from map (no buckets)
     const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-      if (holds(slots_[slot_index(pair.first, s)], key)) return slot_index(pair.first, s);
+    slots_.prefetch(pair.second);
+    if (const unsigned s = slot_in(pair.first, key); s != SlotsPerBucket) {
+      return slot_index(pair.first, s);
     }
-    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-      if (holds(slots_[slot_index(pair.second, s)], key)) return slot_index(pair.second, s);
+    if (const unsigned s = slot_in(pair.second, key); s != SlotsPerBucket) {
+      return slot_index(pair.second, s);
     }
     if (stash_count_ != 0) [[unlikely]] return stash_position_of(key);
     return kNoPosition;
@@ -519,17 +558,15 @@ class CuckooMap {
   [[gnu::noinline]] std::size_t stash_position_of(const K& key) const {
     const std::size_t stash = table_slots();
     for (std::size_t i = 0; i < kStashSlots; ++i) {
-      if (holds(slots_[stash + i], key)) return stash + i;
+      if (holds(stash + i, key)) return stash + i;
     }
     return kNoPosition;
   }
 
-  Slot* free_slot_in(std::uint32_t bucket) noexcept {
-    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-      Slot& slot = slots_[slot_index(bucket, s)];
-      if (!slot.has_value()) return &slot;
-    }
-    return nullptr;
+  // The position of the first free slot of bucket, or kNoPosition if it is full.
+  std::size_t free_slot_in(std::uint32_t bucket) const noexcept {
+    const unsigned s = slots_.free_slot(bucket);
+    return s < SlotsPerBucket ? slot_index(bucket, s) : kNoPosition;
   }
 
   template <class KK, class VV>
@@ -538,16 +575,16 @@ class CuckooMap {
     const std::size_t pos = position_of(key, hash);
     if (pos != kNoPosition) {
       if (!assign) return InsertResult::kExists;
-      slots_[pos]->second = std::forward<VV>(value);
+      slots_.item(pos).second = std::forward<VV>(value);
       ++stats_.updates;
       return InsertResult::kUpdated;
     }
     if (bucket_count_ != 0) [[likely]] {
       const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-      Slot* slot = free_slot_in(pair.first);
-      if (slot == nullptr) slot = free_slot_in(pair.second);
-      if (slot != nullptr) [[likely]] {
-        slot->emplace(std::forward<KK>(key), std::forward<VV>(value));
+      std::size_t slot = free_slot_in(pair.first);
+      if (slot == kNoPosition) slot = free_slot_in(pair.second);
+      if (slot != kNoPosition) [[likely]] {
+        slots_.emplace(slot, std::forward<KK>(key), std::forward<VV>(value));
         ++size_;
         ++stats_.inserts;
         return InsertResult::kInserted;
@@ -580,7 +617,7 @@ class CuckooMap {
   std::uint32_t bucket_count_ = 0;
   std::size_t size_ = 0;
   std::size_t stash_count_ = 0;
-  std::vector<Slot> slots_;  // table_slots() table slots, then kStashSlots stash slots
+  Slots slots_;  // table_slots() table slots, then kStashSlots stash slots
   CuckooMapStats stats_;
   detail::MapPathSearch<SlotsPerBucket> search_;
   [[no_unique_address]] Hasher hasher_;
@@ -598,7 +635,7 @@ CUCKOO_MAP_TEMPLATE
 bool CUCKOO_MAP::erase(const K& key) {
   const std::size_t pos = position_of(key, hash_key(key));
   if (pos == kNoPosition) return false;
-  slots_[pos].reset();
+  slots_.reset(pos);
   --size_;
   ++stats_.erases;
   if (pos >= table_slots()) {
@@ -611,16 +648,17 @@ bool CUCKOO_MAP::erase(const K& key) {
 
 CUCKOO_MAP_TEMPLATE
 void CUCKOO_MAP::refill_from_stash(std::uint32_t bucket) {
-  Slot* target = free_slot_in(bucket);
-  assert(target != nullptr);
+  const std::size_t target = free_slot_in(bucket);
+  assert(target != kNoPosition);
   const std::size_t stash = table_slots();
   for (std::size_t i = 0; i < kStashSlots; ++i) {
-    Slot& slot = slots_[stash + i];
-    if (!slot.has_value()) continue;
-    const detail::MapBucketPair pair = detail::map_buckets(hash_key(slot->first), bucket_count_);
+    const std::size_t pos = stash + i;
+    if (!slots_.occupied(pos)) continue;
+    const detail::MapBucketPair pair =
+        detail::map_buckets(hash_key(slots_.item(pos).first), bucket_count_);
     if (pair.first == bucket || pair.second == bucket) {
-      target->emplace(std::move(*slot));
-      slot.reset();
+      slots_.emplace(target, std::move(slots_.item(pos)));
+      slots_.reset(pos);
       --stash_count_;
       return;
     }
@@ -636,7 +674,7 @@ InsertResult CUCKOO_MAP::insert_slow(value_type&& item, std::uint64_t hash) {
     ++stats_.bfs_searches;
     if (search_.find_path(view, pair.first, pair.second, config_.max_path_length, path)) {
       detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
-      slots_[slot_index(path.hops[0].bucket, path.hops[0].slot)].emplace(std::move(item));
+      slots_.emplace(slot_index(path.hops[0].bucket, path.hops[0].slot), std::move(item));
       stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
       ++size_;
       ++stats_.inserts;
@@ -646,8 +684,8 @@ InsertResult CUCKOO_MAP::insert_slow(value_type&& item, std::uint64_t hash) {
     if (stash_count_ < kStashSlots) {
       const std::size_t stash = table_slots();
       for (std::size_t i = 0; i < kStashSlots; ++i) {
-        if (!slots_[stash + i].has_value()) {
-          slots_[stash + i].emplace(std::move(item));
+        if (!slots_.occupied(stash + i)) {
+          slots_.emplace(stash + i, std::move(item));
           ++stash_count_;
           ++size_;
           ++stats_.inserts;
@@ -733,13 +771,13 @@ bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, value_t
   const std::size_t old_positions = slots_.size();
   const std::size_t handle_count = old_positions + (pending != nullptr ? 1 : 0);
   const std::size_t new_table_slots = std::size_t{bucket_count} * SlotsPerBucket;
-  std::vector<Slot> new_slots(new_table_slots + kStashSlots);
+  Slots new_slots(bucket_count, config_.huge_pages);
   std::vector<std::uint64_t> hashes(handle_count, 0);
   std::vector<std::uint64_t> placement(new_table_slots + kStashSlots, kNoHandle);
   PlanView view{&placement, &hashes, bucket_count};
   std::size_t new_stash_count = 0;
   const auto item_of = [&](std::uint64_t handle) -> value_type& {
-    return handle == old_positions ? *pending : *slots_[handle];
+    return handle == old_positions ? *pending : slots_.item(handle);
   };
   const auto place_in = [&](std::uint32_t bucket, std::uint64_t handle) {
     for (unsigned s = 0; s < SlotsPerBucket; ++s) {
@@ -753,7 +791,7 @@ bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, value_t
   };
 
   for (std::size_t handle = 0; handle < handle_count; ++handle) {  // bounded by the slots
-    if (handle < old_positions && !slots_[handle].has_value()) continue;
+    if (handle < old_positions && !slots_.occupied(handle)) continue;
     const std::uint64_t hash = hash_with(item_of(handle).first, seed);
     hashes[handle] = hash;
     const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count);
@@ -773,7 +811,7 @@ bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, value_t
   }
 
   for (std::size_t pos = 0; pos < placement.size(); ++pos) {
-    if (placement[pos] != kNoHandle) new_slots[pos].emplace(std::move(item_of(placement[pos])));
+    if (placement[pos] != kNoHandle) new_slots.emplace(pos, std::move(item_of(placement[pos])));
   }
   slots_.swap(new_slots);
   bucket_count_ = bucket_count;
@@ -800,7 +838,7 @@ auto CUCKOO_MAP::check_config(const CuckooMapConfig& config) -> std::optional<Co
                                        ", must be at most kMaxCapacity = " +
                                        std::to_string(kMaxCapacity) + " slots");
   }
-  if (config.max_capacity > std::vector<Slot>().max_size() - kStashSlots) {
+  if (config.max_capacity > Slots::kMaxPositions - kStashSlots) {
     return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
                                        " slots, more bytes than can be allocated");
   }
@@ -836,9 +874,9 @@ std::string CUCKOO_MAP::check_invariants() const {
   std::size_t items = 0;
   std::size_t stashed = 0;
   for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
-    if (!slots_[pos].has_value()) continue;
+    if (!slots_.occupied(pos)) continue;
     ++items;
-    const std::uint64_t hash = hash_key(slots_[pos]->first);
+    const std::uint64_t hash = hash_key(slots_.item(pos).first);
     if (pos < table_slots()) {
       const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
       const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
@@ -859,8 +897,8 @@ std::string CUCKOO_MAP::check_invariants() const {
            std::to_string(stash_count_);
   }
   for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
-    if (!slots_[pos].has_value()) continue;
-    const std::size_t found = position_of(slots_[pos]->first, hash_key(slots_[pos]->first));
+    if (!slots_.occupied(pos)) continue;
+    const std::size_t found = position_of(slots_.item(pos).first, hash_key(slots_.item(pos).first));
     if (found != pos) {
       return "the key at slot " + std::to_string(pos) +
              (found == kNoPosition ? std::string(" is not found by a lookup")
@@ -885,10 +923,10 @@ std::vector<std::uint8_t> CUCKOO_MAP::serialize() const
   w.u32(bucket_count_ == 0 ? initial_bucket_count(config_) : bucket_count_);
   w.u64(size_);
   for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
-    if (!slots_[pos].has_value()) continue;
+    if (!slots_.occupied(pos)) continue;
     w.u64(pos);
-    detail::MapCodec<K>::write(w, slots_[pos]->first);
-    detail::MapCodec<V>::write(w, slots_[pos]->second);
+    detail::MapCodec<K>::write(w, slots_.item(pos).first);
+    detail::MapCodec<V>::write(w, slots_.item(pos).second);
   }
   return detail::seal_envelope(detail::StructureKind::kCuckooMap, kFormatVersion, w);
 }
@@ -935,7 +973,7 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
                           : kMinTableBudget;
   }
   const std::uint64_t positions = std::uint64_t{bucket_count} * SlotsPerBucket + kStashSlots;
-  detail::require_config(positions <= max_table_bytes / sizeof(Slot), "bucket_count",
+  detail::require_config(positions <= max_table_bytes / Slots::kBytesPerPosition, "bucket_count",
                          std::to_string(bucket_count) + " buckets take more than the " +
                              std::to_string(max_table_bytes) + " bytes max_table_bytes allows");
 
@@ -977,7 +1015,7 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
     }
     detail::require_consistent(map.position_of(key, hash) == kNoPosition,
                                "item " + std::to_string(i) + " repeats a key");
-    map.slots_[pos].emplace(std::move(key), std::move(value));
+    map.slots_.emplace(pos, std::move(key), std::move(value));
     ++map.size_;
     if (pos >= table_slots) ++map.stash_count_;
   }

@@ -13,6 +13,10 @@
 // the last data byte are always zero; padding_is_zero() checks the latter for
 // deserialization.
 //
+// Allocation. The bytes live in an AlignedBuffer (aligned_buffer.hpp): cache-line
+// aligned, and 2 MiB aligned with MADV_HUGEPAGE when huge pages are requested and the
+// table is at least 2 MiB. The request changes neither the bytes nor equality.
+//
 // Word access. read_bits/write_bits load and store 8 bytes with memcpy (never a
 // type-punned pointer cast) in little-endian order, and touch the ninth byte only when
 // (bit_offset & 7) + nbits > 64.
@@ -28,6 +32,14 @@
 // at construction. find(i, 0) finds an empty slot the same way. find_reference() is the
 // plain per-slot loop the SWAR path is tested against.
 //
+// Exact SWAR count. scan(i, fp) needs how many fields equal fp, and the borrows above
+// make z inexact beyond its lowest set bit. With low = hi - lo (the low bits-1 bits of
+// every field), e(v) = ~(((v & low) + low) | v | low) & hi has a 1 at the high bit of
+// exactly the zero fields of v: (v & low) + low cannot carry out of a field (it is at
+// most 2^bits - 2) and sets the field's high bit iff its low bits are not all zero. So
+// popcount(e(w ^ fp * lo)) counts the copies of fp and e(w) marks the empty slots, from
+// one read of each chunk.
+//
 // Not thread-safe; const members may run concurrently with each other.
 #pragma once
 
@@ -38,7 +50,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
-#include <vector>
+#include "aligned_buffer.hpp"
 
 namespace cuckoo::detail {
 
@@ -63,14 +75,15 @@ class PackedTable {
   PackedTable() = default;
 
   // REQUIRES: bucket_count >= 1, slots in 1..kMaxSlots, bits in kMinBits..kMaxBits, and
-  // the caller has checked that the allocation size is acceptable.
-  PackedTable(std::uint32_t bucket_count, unsigned slots, unsigned bits)
+  // the caller has checked that the allocation size is acceptable. huge_pages: see
+  // "Allocation" above.
+  PackedTable(std::uint32_t bucket_count, unsigned slots, unsigned bits, bool huge_pages = false)
       : bucket_count_(bucket_count), slots_(slots), bits_(bits), bucket_bits_(slots * bits) {
     assert(bucket_count >= 1);
     assert(slots >= 1 && slots <= kMaxSlots);
     assert(bits >= kMinBits && bits <= kMaxBits);
     data_bytes_ = static_cast<std::size_t>(data_bytes_for(bucket_count, slots, bits));
-    bytes_.assign(data_bytes_ + kPaddingBytes, 0);
+    bytes_ = AlignedBuffer(data_bytes_ + kPaddingBytes, huge_pages);
 
     const unsigned per_word = 64 / bits;
     chunk_slots_ = slots < per_word ? slots : per_word;
@@ -86,6 +99,7 @@ class PackedTable {
   // Data bytes (what is serialized) and the whole allocation (data plus padding).
   std::size_t data_bytes() const noexcept { return data_bytes_; }
   std::size_t allocated_bytes() const noexcept { return bytes_.size(); }
+  bool huge_pages() const noexcept { return bytes_.huge_pages(); }
 
   // The value of slot `slot` of bucket `bucket`; 0 means empty.
   // REQUIRES: bucket < bucket_count(), slot < slots().
@@ -121,8 +135,43 @@ class PackedTable {
     return kNoSlot;
   }
 
+  // Hints the cache to load bucket `bucket` (its first and last byte, as a bucket may
+  // straddle two cache lines). No effect on the contents. REQUIRES: bucket < bucket_count().
+  void prefetch(std::uint32_t bucket) const noexcept {
+    assert(bucket < bucket_count_);
+    const std::uint64_t first_bit = std::uint64_t{bucket} * bucket_bits_;
+    const std::uint8_t* p = bytes_.data();
+    __builtin_prefetch(p + (first_bit >> 3));
+    __builtin_prefetch(p + ((first_bit + bucket_bits_ - 1) >> 3));
+  }
+
   bool contains(std::uint32_t bucket, std::uint32_t fp) const noexcept {
     return find(bucket, fp) != kNoSlot;
+  }
+
+  // What insert needs to know of one bucket, from a single read of it.
+  struct Scan {
+    unsigned copies = 0;      // slots holding the fingerprint
+    int free_slot = kNoSlot;  // the first empty slot, or kNoSlot
+  };
+  // REQUIRES: bucket < bucket_count(), 0 < fp < 2^bits(). Exact SWAR, see the top of
+  // this file; equals {count(bucket, fp), find(bucket, 0)}.
+  Scan scan(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    assert(bucket < bucket_count_ && fp != 0);
+    const std::uint64_t base = std::uint64_t{bucket} * bucket_bits_;
+    Scan result;
+    // Bound: chunk_count_ <= slots_ <= kMaxSlots.
+    for (unsigned c = 0; c < chunk_count_; ++c) {
+      const Chunk& chunk = c + 1 == chunk_count_ ? last_ : full_;
+      const std::uint64_t w = read_bits(base + std::uint64_t{c} * full_.bits, chunk.bits);
+      result.copies += static_cast<unsigned>(std::popcount(zero_fields(w ^ (fp * chunk.lo), chunk)));
+      const std::uint64_t empty = zero_fields(w, chunk);
+      if (result.free_slot == kNoSlot && empty != 0) {
+        result.free_slot = static_cast<int>(c * chunk_slots_ +
+                                            static_cast<unsigned>(std::countr_zero(empty)) / bits_);
+      }
+    }
+    return result;
   }
 
   // Same contract as find(), one slot at a time; the reference the SWAR path is tested
@@ -179,10 +228,10 @@ class PackedTable {
     const std::uint64_t used_bits = std::uint64_t{bucket_count_} * bucket_bits_;
     const unsigned tail = static_cast<unsigned>(used_bits & 7);
     if (tail == 0 || data_bytes_ == 0) return true;
-    return (bytes_[data_bytes_ - 1] >> tail) == 0;
+    return (bytes_.data()[data_bytes_ - 1] >> tail) == 0;
   }
 
-  void clear() noexcept { std::fill(bytes_.begin(), bytes_.end(), std::uint8_t{0}); }
+  void clear() noexcept { bytes_.fill_zero(); }
 
   // nbits bits starting at bit_offset, as the low bits of the result.
   // REQUIRES: 1 <= nbits <= 64, bit_offset + nbits <= bucket_count * slots * bits.
@@ -192,7 +241,7 @@ class PackedTable {
     const unsigned shift = static_cast<unsigned>(bit_offset & 7);
     assert(byte + 9 <= bytes_.size());
     std::uint64_t w = load_le64(bytes_.data() + byte) >> shift;
-    if (shift + nbits > 64) w |= std::uint64_t{bytes_[byte + 8]} << (64 - shift);
+    if (shift + nbits > 64) w |= std::uint64_t{bytes_.data()[byte + 8]} << (64 - shift);
     return nbits == 64 ? w : w & ((std::uint64_t{1} << nbits) - 1);
   }
 
@@ -217,7 +266,9 @@ class PackedTable {
 
   friend bool operator==(const PackedTable& a, const PackedTable& b) noexcept {
     return a.bucket_count_ == b.bucket_count_ && a.slots_ == b.slots_ && a.bits_ == b.bits_ &&
-           a.bytes_ == b.bytes_;
+           a.bytes_.size() == b.bytes_.size() &&
+           (a.bytes_.size() == 0 ||
+            std::memcmp(a.bytes_.data(), b.bytes_.data(), a.bytes_.size()) == 0);
   }
 
  private:
@@ -227,6 +278,12 @@ class PackedTable {
     std::uint64_t hi = 0;  // a 1 at the high bit of every field
     unsigned bits = 0;     // slots * bits, at most 64
   };
+
+  // A 1 at the high bit of exactly the fields of v (within chunk) that are zero.
+  static std::uint64_t zero_fields(std::uint64_t v, const Chunk& chunk) noexcept {
+    const std::uint64_t low = chunk.hi - chunk.lo;
+    return ~(((v & low) + low) | v | low) & chunk.hi;
+  }
 
   static Chunk make_chunk(unsigned slots, unsigned bits) noexcept {
     Chunk c;
@@ -254,7 +311,7 @@ class PackedTable {
     return std::uint64_t{bucket} * bucket_bits_ + std::uint64_t{slot} * bits_;
   }
 
-  std::vector<std::uint8_t> bytes_;
+  AlignedBuffer bytes_;
   std::size_t data_bytes_ = 0;
   std::uint32_t bucket_count_ = 0;
   unsigned slots_ = 0;
