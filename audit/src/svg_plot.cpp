@@ -395,7 +395,12 @@ std::string render_svg_plot(const Plot& plot) {
                "\" stroke-width=\"" + (s.bound ? "1.6" : "2") + "\"" + dash + " points=\"";
         for (std::size_t k = 0; k < order.size(); ++k) {
           const PlotPoint& p = s.points[order[k]];
-          out += (k ? " " : "") + num(frame.px(p.x)) + "," + num(frame.py(p.y));
+          // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict overlap
+          // for a "literal" + std::string&& chain here.
+          if (k != 0) out += ' ';
+          out += num(frame.px(p.x));
+          out += ',';
+          out += num(frame.py(p.y));
         }
         out += "\"/>\n";
       }

@@ -1,0 +1,494 @@
+// cuckoo-audit: checks the published claims of cuckoo structures (DESIGN.md section 4)
+// on the project's engines and writes the evidence (audit/README.md).
+//
+//   cuckoo-audit run [--claims C1,C2] [--engines filter,map] [--profile quick|standard|full]
+//                    [--seed N] [--jobs N] [--out DIR]
+//   cuckoo-audit replay TRACE
+//   cuckoo-audit list
+//
+// Exit status: 0 every claim held; 1 a claim failed (or the replayed trace broke one);
+// 2 bad usage or bad input. The parsing here is deliberately strict: an unknown flag, a
+// number with trailing junk or a repeated flag is an error, not a guess.
+#include <unistd.h>
+
+#include <sys/ioctl.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "cuckoo/audit/audit.hpp"
+#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/audit/report.hpp"
+#include "cuckoo/audit/report_writers.hpp"
+#include "cuckoo/error.hpp"
+#include "cuckoo/model/trace.hpp"
+#include "cuckoo/model/violation.hpp"
+
+#ifndef CUCKOO_VERSION
+#define CUCKOO_VERSION "unknown"
+#endif
+
+namespace {
+
+namespace audit = cuckoo::audit;
+namespace model = cuckoo::model;
+
+constexpr int kExitHeld = 0;
+constexpr int kExitClaimFailed = 1;
+constexpr int kExitUsage = 2;
+
+constexpr const char* kDefaultOutDir = "build/audit";
+// --jobs above this cannot be meant (the runner enforces the same limit).
+constexpr std::uint64_t kMaxJobs = 1024;
+// Traces larger than this are not counterexamples anyone wrote; refuse to slurp them.
+constexpr std::uintmax_t kMaxTraceBytes = std::uintmax_t{256} << 20;
+
+const char* const kUsage =
+    "usage: cuckoo-audit run [--claims C1,C2,...] [--engines filter,map,...]\n"
+    "                        [--profile quick|standard|full] [--seed N] [--jobs N]\n"
+    "                        [--out DIR]\n"
+    "       cuckoo-audit replay TRACE\n"
+    "       cuckoo-audit list\n"
+    "       cuckoo-audit --help | --version\n";
+
+const char* const kHelp =
+    "Checks the published claims of cuckoo hashing structures (C1..C12) on the cuckoo\n"
+    "engines and writes the evidence.\n"
+    "\n"
+    "Commands:\n"
+    "  run      run the claims; print a summary, write report.md, report.json,\n"
+    "           junit.xml and report.html to --out, and each failing claim's shrunk\n"
+    "           trace to --out/counterexamples/\n"
+    "  replay   check one trace (a counterexample or any trace file) against the engine\n"
+    "           its header names and the model\n"
+    "  list     the claims, what the audit checks for each, and the engines\n"
+    "\n"
+    "Options of run:\n"
+    "  --claims LIST    comma-separated claim ids (default: all)\n"
+    "  --engines LIST   comma-separated engines: filter, map, classic, smart, bloom,\n"
+    "                   concurrent-filter, concurrent-map (default: all)\n"
+    "  --profile NAME   quick (under 3 minutes on 2 cores, the default), standard\n"
+    "                   (under 20 minutes), full (the nightly lane)\n"
+    "  --seed N         the master seed (default 20261121); every task's seed derives\n"
+    "                   from it and its names, so one task reproduces alone\n"
+    "  --jobs N         worker threads (default: the number of hardware threads)\n"
+    "  --out DIR        where the reports go (default: build/audit)\n"
+    "\n"
+    "Exit status: 0 every claim held, 1 a claim failed (or the replayed trace broke\n"
+    "one), 2 bad usage or bad input.\n";
+
+// ---- argument parsing ----
+
+[[noreturn]] void usage_error(const std::string& message) { throw audit::UsageError(message); }
+
+std::uint64_t parse_u64(std::string_view flag, const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+    usage_error(std::string(flag) + ": '" + text + "' is not a non-negative decimal integer");
+  }
+  std::uint64_t value = 0;
+  for (const char c : text) {
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (UINT64_MAX - digit) / 10) {
+      usage_error(std::string(flag) + ": '" + text + "' is larger than 2^64 - 1");
+    }
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+std::vector<std::string> parse_list(std::string_view flag, const std::string& text) {
+  std::vector<std::string> items;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) usage_error(std::string(flag) + ": empty name in '" + text + "'");
+    items.push_back(item);
+  }
+  if (items.empty() || text.back() == ',') {
+    usage_error(std::string(flag) + ": expected a comma-separated list, found '" + text + "'");
+  }
+  return items;
+}
+
+// "--name value" or "--name=value"; each flag at most once.
+class FlagReader {
+ public:
+  explicit FlagReader(std::vector<std::string> args) : args_(std::move(args)) {}
+
+  bool done() const { return next_ >= args_.size(); }
+
+  // The next argument; when it is "--name=value", the name, with the value kept for
+  // value().
+  std::string next() {
+    std::string arg = args_[next_++];
+    pending_.reset();
+    if (arg.rfind("--", 0) == 0) {
+      const std::size_t eq = arg.find('=');
+      if (eq != std::string::npos) {
+        pending_ = arg.substr(eq + 1);
+        arg.resize(eq);
+      }
+      if (!seen_.emplace(arg, true).second) usage_error(arg + " given twice");
+    }
+    return arg;
+  }
+
+  std::string value(const std::string& flag) {
+    if (pending_) {
+      std::string v = *pending_;
+      pending_.reset();
+      return v;
+    }
+    if (done()) usage_error(flag + " needs a value");
+    return args_[next_++];
+  }
+
+  // A flag that takes no value must not get one through "=".
+  void no_value(const std::string& flag) const {
+    if (pending_) usage_error(flag + " takes no value");
+  }
+
+ private:
+  std::vector<std::string> args_;
+  std::size_t next_ = 0;
+  std::optional<std::string> pending_;
+  std::map<std::string, bool> seen_;
+};
+
+bool is_help(std::string_view arg) { return arg == "--help" || arg == "-h"; }
+
+// ---- progress ----
+
+std::string duration_text(double seconds) {
+  const auto s = static_cast<long long>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600) {
+    std::snprintf(text, sizeof text, "%lldh%02lldm", s / 3600, (s % 3600) / 60);
+  } else if (s >= 60) {
+    std::snprintf(text, sizeof text, "%lldm%02llds", s / 60, s % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%llds", s);
+  }
+  return text;
+}
+
+std::string task_name(const audit::Progress& p) {
+  std::string name = p.claim + " " + p.engine;
+  if (!p.configuration.empty()) name += " " + p.configuration;
+  return name;
+}
+
+// Prints progress to stderr: one updating line on a terminal, else a line per event.
+// The runner calls it serialized, so it keeps its state without a lock.
+class ProgressPrinter {
+ public:
+  ProgressPrinter(bool terminal, std::string header)
+      : terminal_(terminal), header_(std::move(header)) {}
+
+  void operator()(const audit::Progress& p) {
+    if (!header_.empty()) {
+      std::cerr << header_ << ", " << p.tasks_total << " task"
+                << (p.tasks_total == 1 ? "" : "s") << "\n";
+      header_.clear();
+    }
+    const std::string name = task_name(p);
+    if (!p.finished) {
+      started_at_[name] = p.seconds_elapsed;
+      if (terminal_) {
+        draw(p, name);
+      } else {
+        std::cerr << "start " << name << "\n" << std::flush;
+      }
+      return;
+    }
+    const auto it = started_at_.find(name);
+    const double took = p.seconds_elapsed - (it == started_at_.end() ? 0.0 : it->second);
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f s", took);
+    const std::string line = std::string(audit::to_string(p.verdict)) + " " + name + " (" +
+                             seconds + ")";
+    if (!terminal_) {
+      std::cerr << line << "\n" << std::flush;
+      return;
+    }
+    // On a terminal only failures stay on screen; the updating line shows the rest.
+    if (p.verdict == audit::Verdict::kFail) std::cerr << "\r\x1b[K" << line << "\n";
+    draw(p, name);
+  }
+
+  void finish() const {
+    if (terminal_) std::cerr << "\r\x1b[K" << std::flush;
+  }
+
+ private:
+  void draw(const audit::Progress& p, const std::string& name) const {
+    std::string line = "[" + std::to_string(static_cast<int>(p.fraction_done * 100)) + "%] " +
+                       name + " \u2014 ";
+    line += p.tasks_done == 0 ? std::string("estimating time left")
+                              : duration_text(p.seconds_left) + " left";
+    const std::size_t width = terminal_width();
+    if (line.size() >= width) line.resize(width - 1);
+    std::cerr << "\r\x1b[K" << line << std::flush;
+  }
+
+  static std::size_t terminal_width() {
+    winsize size{};
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 10) return size.ws_col;
+    return 80;
+  }
+
+  bool terminal_;
+  std::string header_;
+  std::map<std::string, double> started_at_;
+};
+
+// ---- commands ----
+
+int run_command(const std::vector<std::string>& args) {
+  audit::RunOptions options;
+  options.jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::filesystem::path out_dir = kDefaultOutDir;
+  bool seed_given = false;
+
+  FlagReader flags(args);
+  while (!flags.done()) {
+    const std::string flag = flags.next();
+    if (is_help(flag)) {
+      flags.no_value(flag);
+      std::cout << kUsage << "\n" << kHelp;
+      return kExitHeld;
+    }
+    if (flag == "--claims") {
+      options.claims = parse_list(flag, flags.value(flag));
+    } else if (flag == "--engines") {
+      options.engines = parse_list(flag, flags.value(flag));
+    } else if (flag == "--profile") {
+      options.profile = audit::profile_from_string(flags.value(flag));
+    } else if (flag == "--seed") {
+      options.seed = parse_u64(flag, flags.value(flag));
+      seed_given = true;
+    } else if (flag == "--jobs") {
+      const std::uint64_t jobs = parse_u64(flag, flags.value(flag));
+      if (jobs < 1 || jobs > kMaxJobs) {
+        usage_error("--jobs: " + std::to_string(jobs) + " is outside [1, " +
+                    std::to_string(kMaxJobs) + "]");
+      }
+      options.jobs = static_cast<unsigned>(jobs);
+    } else if (flag == "--out") {
+      out_dir = flags.value(flag);
+      if (out_dir.empty()) usage_error("--out: empty directory name");
+    } else if (flag.rfind("-", 0) == 0) {
+      usage_error("run: unknown option '" + flag + "'");
+    } else {
+      usage_error("run: unexpected argument '" + flag + "'");
+    }
+  }
+  options.out_dir = out_dir;
+
+  // The command that reproduces this run, with the seed made explicit.
+  options.command = "cuckoo-audit run";
+  for (const std::string& arg : args) options.command += " " + arg;
+  if (!seed_given) options.command += " --seed " + std::to_string(options.seed);
+
+  // Printed with the first progress event, so that a usage error comes alone.
+  const std::string header = "cuckoo-audit " + std::string(CUCKOO_VERSION) + ": profile " +
+                             to_string(options.profile) + ", seed " +
+                             std::to_string(options.seed) + ", " +
+                             std::to_string(options.jobs) + " job" +
+                             (options.jobs == 1 ? "" : "s");
+  ProgressPrinter printer(isatty(STDERR_FILENO) == 1, header);
+  options.on_progress = [&printer](const audit::Progress& p) { printer(p); };
+  audit::Report report;
+  try {
+    report = audit::run_audit(options);
+  } catch (...) {
+    printer.finish();
+    throw;
+  }
+  printer.finish();
+
+  audit::write_summary(report, std::cout);
+  const std::vector<std::filesystem::path> files = audit::write_reports(report, out_dir);
+  std::cout << "reports:";
+  for (const std::filesystem::path& file : files) std::cout << " " << file.generic_string();
+  std::cout << "\n";
+  if (!report.all_passed()) {
+    std::cout << "replay a counterexample with: cuckoo-audit replay "
+              << (out_dir / "counterexamples" / "<file>.trace").generic_string() << "\n";
+  }
+  std::cout << std::flush;
+  return report.all_passed() ? kExitHeld : kExitClaimFailed;
+}
+
+// Reads a whole file; a UsageError (exit 2) says why it could not.
+std::string read_trace_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    usage_error("cannot read trace '" + path.string() + "': no such file");
+  }
+  if (std::filesystem::is_directory(status)) {
+    usage_error("cannot read trace '" + path.string() + "': it is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    usage_error("cannot read trace '" + path.string() + "': " + std::strerror(errno));
+  }
+  std::string text;
+  char buffer[1 << 16];
+  // Bound: kMaxTraceBytes / sizeof buffer reads.
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxTraceBytes) {
+      usage_error("cannot read trace '" + path.string() + "': larger than " +
+                  std::to_string(kMaxTraceBytes >> 20) + " MiB");
+    }
+  }
+  if (in.bad()) usage_error("cannot read trace '" + path.string() + "': read error");
+  return text;
+}
+
+int replay_command(const std::vector<std::string>& args) {
+  std::optional<std::string> file;
+  for (const std::string& arg : args) {
+    if (is_help(arg)) {
+      std::cout << "usage: cuckoo-audit replay TRACE\n\n"
+                   "Builds the engine the trace's header names, runs the trace's ops on it\n"
+                   "and on the model in lock step, and reports the first broken claim.\n"
+                   "Exit status: 0 every claim held, 1 a claim broke, 2 bad input.\n";
+      return kExitHeld;
+    }
+    if (arg.size() > 1 && arg[0] == '-') usage_error("replay: unknown option '" + arg + "'");
+    if (file) usage_error("replay: expected one trace file, got '" + *file + "' and '" + arg + "'");
+    file = arg;
+  }
+  if (!file) usage_error("replay: missing the trace file");
+
+  const std::string text = read_trace_file(*file);
+  model::Trace trace;
+  std::optional<model::Violation> violation;
+  try {
+    trace = model::parse_trace(text);
+    violation = audit::replay(trace);
+  } catch (const model::TraceError& e) {
+    usage_error(*file + ": " + e.what());
+  } catch (const cuckoo::ConfigError& e) {
+    usage_error(*file + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    usage_error(*file + ": " + e.what());
+  }
+  if (!violation) {
+    std::cout << "OK: " << trace.size() << " ops, every claim held\n";
+    return kExitHeld;
+  }
+  const std::string_view summary = model::claim_summary(violation->claim);
+  std::cout << "VIOLATION of " << violation->claim;
+  if (!summary.empty()) std::cout << " (" << summary << ")";
+  std::cout << " at op " << violation->op_index << " of " << *file << "\n"
+            << model::format_violation(*violation, trace) << std::flush;
+  return kExitClaimFailed;
+}
+
+// Words of `text` wrapped at `width` columns, each line indented by `indent`.
+std::string wrap(const std::string& text, std::size_t indent, std::size_t width) {
+  std::istringstream words(text);
+  std::string word;
+  std::string out;
+  std::size_t column = 0;
+  while (words >> word) {
+    if (column > indent && column + 1 + word.size() > width) {
+      out += "\n";
+      column = 0;
+    }
+    if (column == 0) {
+      out.append(indent, ' ');
+      column = indent;
+    } else {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+  }
+  return out + "\n";
+}
+
+int list_command(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (is_help(arg)) {
+      std::cout << "usage: cuckoo-audit list\n\nThe claims, what the audit checks, and the "
+                   "engines each applies to.\n";
+      return kExitHeld;
+    }
+    usage_error("list: unexpected argument '" + arg + "'");
+  }
+  for (const audit::ClaimInfo& claim : audit::claim_catalog()) {
+    std::string engines;
+    for (const std::string& engine : claim.engines) {
+      engines += (engines.empty() ? "" : ", ") + engine;
+    }
+    std::cout << claim.id << (claim.id.size() < 3 ? "  " : " ") << claim.title << "\n"
+              << "    engines: " << engines << "\n"
+              << wrap(claim.checks, 4, 88) << "\n";
+  }
+  std::string engines;
+  for (const std::string_view engine : audit::kEngineNames) {
+    engines += (engines.empty() ? "" : ", ") + std::string(engine);
+  }
+  std::cout << "engines:  " << engines << "\n"
+            << "profiles: quick (under 3 minutes on 2 cores), standard (under 20 minutes), "
+               "full (nightly)\n";
+  return kExitHeld;
+}
+
+int dispatch(const std::vector<std::string>& args) {
+  if (args.empty()) usage_error("missing a command (run, replay or list)");
+  const std::string& command = args[0];
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (is_help(command) || command == "help") {
+    std::cout << kUsage << "\n" << kHelp;
+    return kExitHeld;
+  }
+  if (command == "--version") {
+    std::cout << "cuckoo-audit " << CUCKOO_VERSION << "\n";
+    return kExitHeld;
+  }
+  if (command == "run") return run_command(rest);
+  if (command == "replay") return replay_command(rest);
+  if (command == "list") return list_command(rest);
+  if (command.rfind("-", 0) == 0) usage_error("unknown option '" + command + "'");
+  usage_error("unknown command '" + command + "' (expected run, replay or list)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    return dispatch(args);
+  } catch (const audit::UsageError& e) {
+    std::cerr << "cuckoo-audit: " << e.what() << "\n"
+              << "(cuckoo-audit --help shows the usage)\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    // I/O failures (an unwritable --out) and the like: the input, not a claim, is at fault.
+    std::cerr << "cuckoo-audit: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
