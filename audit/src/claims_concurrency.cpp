@@ -56,7 +56,7 @@ using stress::RunResult;
 using stress::SplitMix64;
 
 // Histories per task in the quick profile; standard and full multiply it.
-constexpr std::size_t kQuickHistories = 400;
+constexpr std::size_t kQuickHistories = 1000;
 // A task fails when more than this percentage of its histories is undecided.
 constexpr std::uint64_t kMaxUndecidedPercent = 1;
 // Filter seeds tried per history for one under which no two keys are one item.

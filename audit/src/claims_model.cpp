@@ -49,7 +49,7 @@ namespace {
 // ---- sample sizes -------------------------------------------------------------------
 
 // Traces per task in the quick profile; standard and full multiply it.
-constexpr std::size_t kQuickTraces = 1000;
+constexpr std::size_t kQuickTraces = 3000;
 // Base structures per C11 corruption task in the quick profile, and byte corruptions
 // tried per structure.
 constexpr std::size_t kQuickCorruptionBases = 20;

@@ -580,7 +580,7 @@ StatisticalSizes statistical_sizes(Profile profile) {
       s.c2_slots = std::uint64_t{1} << 18;
       s.c2_queries = {8000, 2'000'000, 32'000'000};
       s.c3_slots = std::uint64_t{1} << 16;
-      s.c3_trials = 1000;
+      s.c3_trials = 5000;
       s.c4_slots = std::uint64_t{1} << 18;
       s.c9_capacity = std::size_t{1} << 18;
       s.c9_tables = 8;
@@ -593,7 +593,7 @@ StatisticalSizes statistical_sizes(Profile profile) {
       s.c2_slots = std::uint64_t{1} << 20;
       s.c2_queries = {40000, 8'000'000, 256'000'000};
       s.c3_slots = std::uint64_t{1} << 16;
-      s.c3_trials = 4000;
+      s.c3_trials = 20000;
       s.c4_slots = std::uint64_t{1} << 20;
       s.c9_capacity = std::size_t{1} << 19;
       s.c9_tables = 16;

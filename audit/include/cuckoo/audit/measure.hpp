@@ -544,7 +544,7 @@ struct StatisticalSizes {
   FprQueries c2_queries = {2000, 400'000, 8'000'000};         // C2 and C4 queries
   std::vector<unsigned> c2_fingerprint_bits = {4, 8, 12, 16};
   std::uint64_t c3_slots = std::uint64_t{1} << 14;
-  unsigned c3_trials = 200;                                   // filters per b
+  unsigned c3_trials = 500;                                   // filters per b
   std::uint64_t c4_slots = std::uint64_t{1} << 16;
   std::size_t c9_capacity = std::size_t{1} << 16;             // max_kicks 500 and SmartCuckoo
   unsigned c9_tables = 4;

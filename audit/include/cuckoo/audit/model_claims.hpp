@@ -14,7 +14,7 @@ struct ModelClaimSizes {
   std::size_t corruption_bases = 20;   // C11: serialized structures truncated and corrupted
 };
 
-// quick: 1000 traces a task (all model tasks together take about 10 s single-threaded in
+// quick: 3000 traces a task (all model tasks together take about 30 s single-threaded in
 // a release build); standard: 10x; full: 100x.
 ModelClaimSizes model_claim_sizes(Profile profile) noexcept;
 
