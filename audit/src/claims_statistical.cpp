@@ -453,7 +453,7 @@ TaskOutput run_c9(const TaskContext& ctx, const m::StatisticalSizes& sizes, cons
   }
 
   const std::string engine = classic ? "classic" : "smart";
-  const std::string label = classic ? "ClassicCuckoo max_kicks=" + std::to_string(run.max_kicks) : "SmartCuckoo";
+  const std::string label = classic ? "classic, kicks " + std::to_string(run.max_kicks) : "SmartCuckoo";
   TaskOutput out;
   ClaimResult r = result_for(ctx, "C9", engine,
                              "max_kicks=" + std::to_string(run.max_kicks) + " capacity=" + num(run.capacity) +
