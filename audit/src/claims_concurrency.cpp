@@ -27,10 +27,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <set>
-#include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -42,15 +39,16 @@
 #include "cuckoo/stress/driver.hpp"
 #include "cuckoo/stress/history.hpp"
 #include "cuckoo/stress/linearizability.hpp"
+#include "cuckoo/stress/run_and_check.hpp"
 #include "cuckoo/stress/specs.hpp"
 #include "cuckoo/sync/htm.hpp"
 
 namespace cuckoo::audit {
 namespace {
 
+using stress::CheckedHistory;
 using stress::CheckResult;
 using stress::DriverConfig;
-using stress::InsertOutcome;
 using stress::OpMix;
 using stress::RunResult;
 using stress::SplitMix64;
@@ -59,8 +57,6 @@ using stress::SplitMix64;
 constexpr std::size_t kQuickHistories = 1000;
 // A task fails when more than this percentage of its histories is undecided.
 constexpr std::uint64_t kMaxUndecidedPercent = 1;
-// Filter seeds tried per history for one under which no two keys are one item.
-constexpr int kMaxSeedCandidates = 10'000;
 
 std::size_t histories_for(Profile profile) {
   switch (profile) {
@@ -70,59 +66,6 @@ std::size_t histories_for(Profile profile) {
   }
   return kQuickHistories;
 }
-
-InsertOutcome outcome_of(InsertResult r) {
-  switch (r) {
-    case InsertResult::kInserted: return InsertOutcome::kInserted;
-    case InsertResult::kUpdated: return InsertOutcome::kUpdated;
-    case InsertResult::kExists: return InsertOutcome::kExists;
-    case InsertResult::kFull: return InsertOutcome::kFull;
-    case InsertResult::kDuplicateLimit: return InsertOutcome::kDuplicateLimit;
-  }
-  return InsertOutcome::kFull;
-}
-
-// Every kYieldEvery-th call of a thread yields first, inside its recorded interval: on
-// two loaded cores the threads otherwise often run one after the other and no two calls
-// on a key overlap. A wider interval only gives the checker more freedom (still sound).
-constexpr unsigned kYieldEvery = 4;
-void pace() {
-  thread_local unsigned calls = 0;
-  if (++calls % kYieldEvery == 0) std::this_thread::yield();
-}
-
-// The multiset specification with each key's own copy limit (2b, or b when both of its
-// buckets coincide).
-class PerKeyFilterSpec {
- public:
-  using State = stress::MultisetSpec::State;
-
-  explicit PerKeyFilterSpec(const std::vector<std::uint64_t>& limits)
-      : fallback_(stress::MultisetSpec::filter(std::nullopt, false)) {
-    for (const std::uint64_t limit : limits) {
-      per_key_.push_back(stress::MultisetSpec::filter(limit, false));
-    }
-  }
-  std::string_view name() const noexcept { return "multiset (filter, per-key copy limit)"; }
-  State initial() const noexcept { return 0; }
-  bool supports(stress::OpKind kind) const noexcept { return fallback_.supports(kind); }
-  std::optional<State> apply(const State& s, const stress::Operation& op, std::string* why) const {
-    return spec_for(op.key).apply(s, op, why);
-  }
-  stress::SizeEffect size_effect(const stress::Operation& op) const noexcept {
-    return fallback_.size_effect(op);
-  }
-  std::uint64_t size_of(const State& s) const noexcept { return s; }
-  std::string describe(const State& s) const { return fallback_.describe(s); }
-  std::size_t hash(const State& s) const noexcept { return fallback_.hash(s); }
-
- private:
-  const stress::MultisetSpec& spec_for(std::uint64_t key) const {
-    return key < per_key_.size() ? per_key_[key] : fallback_;
-  }
-  stress::MultisetSpec fallback_;
-  std::vector<stress::MultisetSpec> per_key_;
-};
 
 // What a task accumulates over its histories.
 struct Tally {
@@ -241,61 +184,24 @@ struct FilterHistoryShape {
 FilterHistoryShape filter_history_shape(std::uint64_t seed) {
   SplitMix64 rng(seed);
   FilterHistoryShape shape;
+  shape.driver = stress::short_history_config(seed, rng);
   DriverConfig& d = shape.driver;
-  d.seed = seed;
-  d.threads = static_cast<std::uint32_t>(2 + rng.below(3));
-  d.ops_per_thread = 50 + rng.below(151);
   d.key_range = std::max<std::uint64_t>(d.threads, 4 + rng.below(5));
   d.key_ownership = true;
   d.erase_only_present = true;
   d.mix = OpMix::multiset();
-  constexpr unsigned kSlots[] = {1, 2, 4};
-  constexpr unsigned kBits[] = {8, 12, 16};
-  constexpr unsigned kKicks[] = {4, 20, 500};
   CuckooFilterConfig& c = shape.filter;
-  c.slots_per_bucket = kSlots[rng.below(3)];
-  c.fingerprint_bits = kBits[rng.below(3)];
-  c.max_kicks = kKicks[rng.below(3)];
+  stress::draw_filter_shape(c, rng);
   c.capacity = (2 + rng.below(2 * d.key_range - 1)) * c.slots_per_bucket;
-  for (int attempt = 0;; ++attempt) {  // bound: kMaxSeedCandidates
-    if (attempt == kMaxSeedCandidates) {
-      throw std::runtime_error("no filter seed without aliasing keys for history seed " +
-                               std::to_string(seed));
-    }
-    c.seed = rng.next();
-    const CuckooFilter probe(c);  // the placement rule of both concurrent designs
-    std::set<std::pair<std::uint32_t, std::uint32_t>> items;
-    bool distinct = true;
-    for (std::uint64_t key = 0; key < d.key_range && distinct; ++key) {
-      const CuckooFilterPlacement p = probe.placement(key);
-      distinct = items.insert({p.fingerprint, std::min(p.bucket1, p.bucket2)}).second;
-    }
-    if (distinct) break;
-  }
+  // CuckooFilter: the placement rule of both concurrent designs.
+  stress::choose_alias_free_seed<CuckooFilter>(c, d.key_range, rng, seed);
   return shape;
 }
 
-template <class Filter>
-class FilterDriverSubject {
- public:
-  explicit FilterDriverSubject(Filter& filter) : filter_(filter) {}
-  InsertOutcome insert(std::uint64_t key) {
-    pace();
-    return outcome_of(filter_.insert(key));
-  }
-  bool erase(std::uint64_t key) {
-    pace();
-    return filter_.erase(key);
-  }
-  bool contains(std::uint64_t key) const {
-    pace();
-    return filter_.contains(key);
-  }
-  std::uint64_t size() const { return filter_.size(); }
-
- private:
-  Filter& filter_;
-};
+void note_elision(Tally& tally, const sync::ElisionStats& e) {
+  tally.transactions += e.transactions();
+  tally.fallbacks += e.fallbacks();
+}
 
 template <class Filter>
 void note_filter(Tally& tally, const Filter& filter) {
@@ -303,9 +209,7 @@ void note_filter(Tally& tally, const Filter& filter) {
     const CuckooFilterStats s = filter.filter_stats();
     tally.moves += s.kicks;
     tally.fulls += s.full_rejections;
-    const sync::ElisionStats e = filter.elision_stats();
-    tally.transactions += e.transactions();
-    tally.fallbacks += e.fallbacks();
+    note_elision(tally, filter.elision_stats());
   } else {
     const StripedFilterStats s = filter.stats();
     tally.moves += s.path_hops;
@@ -313,13 +217,15 @@ void note_filter(Tally& tally, const Filter& filter) {
   }
 }
 
-template <class Filter>
-void add_filter_task(TaskList& tasks, Profile profile, std::string configuration,
-                     std::function<std::unique_ptr<Filter>(const CuckooFilterConfig&)> make) {
+// Adds the C10 task that runs `histories_for(profile)` histories, one a seed drawn from
+// the task seed: `run_one(seed, tally)` runs and checks one and records it.
+void add_history_task(TaskList& tasks, Profile profile, std::string engine,
+                      std::string configuration,
+                      std::function<void(std::uint64_t seed, Tally& tally)> run_one) {
   const std::size_t histories = histories_for(profile);
   Task task;
   task.claim = "C10";
-  task.engine = "concurrent-filter";
+  task.engine = engine;
   task.configuration = configuration;
   task.cost = 3;
   task.run = [=](const TaskContext& ctx) {
@@ -327,113 +233,66 @@ void add_filter_task(TaskList& tasks, Profile profile, std::string configuration
     Tally tally;
     SplitMix64 seeds(ctx.seed);
     for (std::size_t i = 0; i < histories; ++i) {  // bound: histories
-      const FilterHistoryShape shape = filter_history_shape(seeds.next());
-      const std::unique_ptr<Filter> filter = make(shape.filter);
-      std::vector<std::uint64_t> limits;
-      for (std::uint64_t key = 0; key < shape.driver.key_range; ++key) {
-        limits.push_back(filter->max_copies(key));
-      }
-      FilterDriverSubject<Filter> subject(*filter);
-      const RunResult run = stress::run_stress(stress::make_subject(subject), shape.driver);
-      const CheckResult check = stress::check_linearizability(run.history, PerKeyFilterSpec(limits));
-      record(tally, run, check);
-      note_filter(tally, *filter);
+      run_one(seeds.next(), tally);
     }
     TaskOutput out;
-    out.results.push_back(result_of("concurrent-filter", configuration, ctx, tally, start));
+    out.results.push_back(result_of(engine, configuration, ctx, tally, start));
     return out;
   };
   tasks.push_back(std::move(task));
 }
 
+template <class Filter>
+void add_filter_task(TaskList& tasks, Profile profile, std::string configuration,
+                     std::function<std::unique_ptr<Filter>(const CuckooFilterConfig&)> make) {
+  add_history_task(tasks, profile, "concurrent-filter", std::move(configuration),
+                   [make](std::uint64_t seed, Tally& tally) {
+                     const FilterHistoryShape shape = filter_history_shape(seed);
+                     const std::unique_ptr<Filter> filter = make(shape.filter);
+                     const CheckedHistory h = stress::run_and_check_filter(
+                         *filter, shape.driver, /*erase_absent_may_succeed=*/false);
+                     record(tally, h.run, h.check);
+                     note_filter(tally, *filter);
+                   });
+}
+
 // ---- maps ---------------------------------------------------------------------------------
-
-// 2-4 threads, 50-200 ops each, key_range_min .. key_range_min + 4 keys, every map op.
-DriverConfig map_history_config(std::uint64_t seed, std::uint64_t key_range_min) {
-  SplitMix64 rng(seed);
-  DriverConfig d;
-  d.seed = seed;
-  d.threads = static_cast<std::uint32_t>(2 + rng.below(3));
-  d.ops_per_thread = 50 + rng.below(151);
-  d.key_range = key_range_min + rng.below(5);
-  d.mix = OpMix::map();
-  return d;
-}
-
-template <class Map>
-stress::Subject map_subject(Map& map) {
-  stress::Subject s;
-  s.insert = [&map](std::uint64_t key, std::uint64_t value) {
-    pace();
-    return outcome_of(map.insert(key, value));
-  };
-  s.insert_or_assign = [&map](std::uint64_t key, std::uint64_t value) {
-    pace();
-    return outcome_of(map.insert_or_assign(key, value));
-  };
-  s.erase = [&map](std::uint64_t key) {
-    pace();
-    return map.erase(key);
-  };
-  s.contains = [&map](std::uint64_t key) {
-    pace();
-    return map.contains(key);
-  };
-  s.find = [&map](std::uint64_t key) {
-    pace();
-    return map.find(key);
-  };
-  s.size = [&map] { return static_cast<std::uint64_t>(map.size()); };
-  return s;
-}
 
 template <class Map>
 void add_map_task(TaskList& tasks, Profile profile, std::string configuration,
                   std::uint64_t key_range_min,
                   std::function<std::unique_ptr<Map>(std::uint64_t seed)> make) {
-  const std::size_t histories = histories_for(profile);
-  Task task;
-  task.claim = "C10";
-  task.engine = "concurrent-map";
-  task.configuration = configuration;
-  task.cost = 3;
-  task.run = [=](const TaskContext& ctx) {
-    const auto start = std::chrono::steady_clock::now();
-    Tally tally;
-    SplitMix64 seeds(ctx.seed);
-    for (std::size_t i = 0; i < histories; ++i) {  // bound: histories
-      const std::uint64_t seed = seeds.next();
-      const std::unique_ptr<Map> map = make(seed);
-      const RunResult run = stress::run_stress(map_subject(*map), map_history_config(seed, key_range_min));
-      const CheckResult check = stress::check_map(run.history);
-      record(tally, run, check);
-      if constexpr (requires { map->lock_stats(); }) {
-        const sync::ElisionStats e = map->lock_stats();
-        tally.transactions += e.transactions();
-        tally.fallbacks += e.fallbacks();
-      } else {
-        tally.moves += map->stats().path_inserts;
-        tally.fulls += map->stats().full_rejections;
-      }
-      // A linearizable history that leaves a broken table is still a failure.
-      if (const std::string problem = map->check_invariants(); !problem.empty()) {
-        ++tally.not_linearizable;
-        if (!tally.counterexample) {
-          Counterexample cx;
-          cx.trace = stress::dump_history(run.history, "invariant broken after: " + run.reproduce());
-          cx.explanation = "check_invariants() after the history: " + problem;
-          cx.original_ops = run.history.size();
-          cx.shrunk_ops = run.history.size();
-          cx.replay_command = "stress driver: " + run.reproduce();
-          tally.counterexample = std::move(cx);
+  add_history_task(
+      tasks, profile, "concurrent-map", std::move(configuration),
+      [key_range_min, make](std::uint64_t seed, Tally& tally) {
+        const std::unique_ptr<Map> map = make(seed);
+        stress::Subject subject = stress::map_subject(*map, stress::pace_every_fourth_call);
+        subject.size = [&map] { return static_cast<std::uint64_t>(map->size()); };  // unpaced
+        const CheckedHistory h =
+            stress::run_and_check_map(subject, stress::map_history_config(seed, key_range_min));
+        const RunResult& run = h.run;
+        record(tally, run, h.check);
+        if constexpr (requires { map->lock_stats(); }) {
+          note_elision(tally, map->lock_stats());
+        } else {
+          tally.moves += map->stats().path_inserts;
+          tally.fulls += map->stats().full_rejections;
         }
-      }
-    }
-    TaskOutput out;
-    out.results.push_back(result_of("concurrent-map", configuration, ctx, tally, start));
-    return out;
-  };
-  tasks.push_back(std::move(task));
+        // A linearizable history that leaves a broken table is still a failure.
+        if (const std::string problem = map->check_invariants(); !problem.empty()) {
+          ++tally.not_linearizable;
+          if (!tally.counterexample) {
+            Counterexample cx;
+            cx.trace =
+                stress::dump_history(run.history, "invariant broken after: " + run.reproduce());
+            cx.explanation = "check_invariants() after the history: " + problem;
+            cx.original_ops = run.history.size();
+            cx.shrunk_ops = run.history.size();
+            cx.replay_command = "stress driver: " + run.reproduce();
+            tally.counterexample = std::move(cx);
+          }
+        }
+      });
 }
 
 CuckooMapConfig map_config(std::uint64_t seed, std::size_t initial, std::size_t max_capacity) {

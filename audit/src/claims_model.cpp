@@ -80,13 +80,20 @@ T pick(TraceRng& rng, const std::array<T, N>& values) {
 
 // ---- engines built from a trace header, with their counters --------------------------
 
+// Checks `trace` against `subject` and a fresh `Model` in lock step.
+template <class Model, class Subject>
+TraceOutcome check_against(Subject& subject, const model::Trace& trace, std::uint64_t seed) {
+  Model model;
+  TraceOutcome out;
+  out.violation = model::check(subject, model, trace, seed);
+  return out;
+}
+
 TraceOutcome check_filter(const model::Trace& trace) {
   const CuckooFilterConfig config = filter_config_from(trace.parameters);
   CuckooFilter filter(config);
   FilterSubjectAdapter subject(filter);
-  model::MultisetModel model;
-  TraceOutcome out;
-  out.violation = model::check(subject, model, trace, *config.seed);
+  TraceOutcome out = check_against<model::MultisetModel>(subject, trace, *config.seed);
   const CuckooFilterStats& s = filter.stats();
   out.counters.add("inserts answered kFull", static_cast<double>(s.full_rejections));
   out.counters.add("inserts answered kDuplicateLimit", static_cast<double>(s.duplicate_rejections));
@@ -100,9 +107,7 @@ TraceOutcome check_map(const model::Trace& trace) {
   return with_map_slots(trace.parameters, [&]<unsigned B>() {
     CuckooMap<std::uint64_t, std::uint64_t, B> table(config);
     MapSubjectAdapter subject(table, config.max_capacity < CuckooMapConfig{}.max_capacity);
-    model::MapModel model;
-    TraceOutcome out;
-    out.violation = model::check(subject, model, trace, *config.seed);
+    TraceOutcome out = check_against<model::MapModel>(subject, trace, *config.seed);
     const CuckooMapStats& s = table.stats();
     out.counters.add("inserts answered kFull", static_cast<double>(s.full_rejections));
     out.counters.add("table growths", static_cast<double>(s.growths), "");
@@ -116,9 +121,7 @@ TraceOutcome check_classic(const model::Trace& trace) {
   const ClassicCuckooConfig config = classic_config_from(trace.parameters);
   ClassicCuckoo<> table(config);
   MapSubjectAdapter subject(table, classic_may_report_full(config));
-  model::MapModel model;
-  TraceOutcome out;
-  out.violation = model::check(subject, model, trace, *config.seed);
+  TraceOutcome out = check_against<model::MapModel>(subject, trace, *config.seed);
   const ClassicCuckooStats& s = table.stats();
   out.counters.add("inserts answered kFull", static_cast<double>(s.full));
   out.counters.add("kicks", static_cast<double>(s.total_kicks), "");
@@ -132,9 +135,7 @@ TraceOutcome check_smart(const model::Trace& trace) {
   const SmartCuckooConfig config = smart_config_from(trace.parameters);
   SmartCuckoo<> table(config);
   MapSubjectAdapter subject(table, /*has_growth_limit=*/true);
-  model::MapModel model;
-  TraceOutcome out;
-  out.violation = model::check(subject, model, trace, *config.seed);
+  TraceOutcome out = check_against<model::MapModel>(subject, trace, *config.seed);
   const SmartCuckooStats& s = table.stats();
   out.counters.add("inserts answered kFull", static_cast<double>(s.full_rejections));
   out.counters.add("predicted failures", static_cast<double>(s.predicted_failures), "");
@@ -147,9 +148,7 @@ TraceOutcome check_bloom(const model::Trace& trace) {
   const BloomFilterConfig config = bloom_config_from(trace.parameters);
   BloomFilter filter(config);
   BloomSubjectAdapter subject(filter);
-  model::MultisetModel model;
-  TraceOutcome out;
-  out.violation = model::check(subject, model, trace, *config.seed);
+  TraceOutcome out = check_against<model::MultisetModel>(subject, trace, *config.seed);
   out.counters.add("inserts", static_cast<double>(filter.size()));
   return out;
 }
@@ -170,30 +169,70 @@ model::TraceParameters filter_header(TraceRng& rng, unsigned f, unsigned b,
   return audit::parameters_of(c);
 }
 
+// An inclusive range a trace's length or key range is drawn from.
+struct Range {
+  std::uint64_t min;
+  std::uint64_t max;
+};
+
+// The trace of `engine` under `header`: its length, then its key range drawn from `rng`
+// (in that order), then the trace's own seed.
+model::Trace random_trace(TraceRng& rng, std::string engine, model::TraceParameters header,
+                          Range ops, Range keys, const OpWeights& weights) {
+  TraceShape shape;
+  shape.ops = ops.min + rng.below(ops.max - ops.min + 1);
+  shape.key_range = keys.min + rng.below(keys.max - keys.min + 1);
+  shape.weights = weights;
+  return generate_trace(std::move(engine), std::move(header), shape, rng.next());
+}
+
+// A SmartCuckoo configuration: capacity, then stash capacity (0 .. max_stash), then the
+// seed, drawn from `rng` in that order.
+SmartCuckooConfig smart_config(TraceRng& rng, Range capacity, std::uint64_t max_stash) {
+  SmartCuckooConfig c;
+  c.capacity = capacity.min + rng.below(capacity.max - capacity.min + 1);
+  c.stash_capacity = rng.below(max_stash + 1);
+  c.seed = rng.next();
+  return c;
+}
+
 using Generator = std::function<model::Trace(std::uint64_t, std::size_t)>;
 using Checker = std::function<TraceOutcome(const model::Trace&)>;
 
-void add_trace_task(TaskList& tasks, const ModelClaimSizes& sizes, std::string claim, std::string engine,
-                    std::string configuration, std::string checked, Generator generate,
-                    Checker check, double cost = 1) {
-  const std::size_t traces = sizes.traces;
+TraceCheckPlan trace_plan(std::string claim, std::string engine, std::string configuration,
+                          std::string checked, std::size_t traces, Generator generate,
+                          Checker check) {
+  TraceCheckPlan plan;
+  plan.claim = std::move(claim);
+  plan.engine = std::move(engine);
+  plan.configuration = std::move(configuration);
+  plan.checked = std::move(checked);
+  plan.traces = traces;
+  plan.generate = std::move(generate);
+  plan.check = std::move(check);
+  return plan;
+}
+
+void add_task(TaskList& tasks, std::string claim, std::string engine, std::string configuration,
+              double cost, std::function<TaskOutput(const TaskContext&)> run) {
   Task task;
-  task.claim = claim;
-  task.engine = engine;
-  task.configuration = configuration;
+  task.claim = std::move(claim);
+  task.engine = std::move(engine);
+  task.configuration = std::move(configuration);
   task.cost = cost;
-  task.run = [=](const TaskContext& ctx) {
-    TraceCheckPlan plan;
-    plan.claim = claim;
-    plan.engine = engine;
-    plan.configuration = configuration;
-    plan.checked = checked;
-    plan.traces = traces;
-    plan.generate = generate;
-    plan.check = check;
-    return single(run_trace_check(plan, ctx.seed, &ctx));
-  };
+  task.run = std::move(run);
   tasks.push_back(std::move(task));
+}
+
+// A task that checks sizes.traces generated traces.
+void add_trace_task(TaskList& tasks, const ModelClaimSizes& sizes, const std::string& claim,
+                    const std::string& engine, const std::string& configuration,
+                    std::string checked, Generator generate, Checker check, double cost = 1) {
+  const TraceCheckPlan plan = trace_plan(claim, engine, configuration, std::move(checked),
+                                         sizes.traces, std::move(generate), std::move(check));
+  add_task(tasks, claim, engine, configuration, cost, [plan](const TaskContext& ctx) {
+    return single(run_trace_check(plan, ctx.seed, &ctx));
+  });
 }
 
 // ---- C1: no false negatives -----------------------------------------------------------
@@ -202,21 +241,18 @@ void add_c1(TaskList& tasks, const ModelClaimSizes& sizes) {
   // (f, b) shapes: every f in {4, 8, 12, 16} and every b in {1, 2, 4, 8}, twice each.
   constexpr std::array<std::pair<unsigned, unsigned>, 8> kShapes = {
       {{4, 1}, {4, 4}, {8, 2}, {8, 8}, {12, 4}, {12, 1}, {16, 2}, {16, 8}}};
+  OpWeights weights = OpWeights::filter();
+  weights.serialize_roundtrip = 2;
+  weights.clear = 1;
   for (const auto& [f, b] : kShapes) {
     const std::string config = "f=" + u(f) + " b=" + u(b) + " capacity=8..64 max_kicks=1..500";
     add_trace_task(
         tasks, sizes, "C1", "filter", config,
         "contains after inserts, duplicates, erases, failed inserts, round trips",
-        [f = f, b = b](std::uint64_t seed, std::size_t) {
+        [f = f, b = b, weights](std::uint64_t seed, std::size_t) {
           TraceRng rng(seed);
           model::TraceParameters header = filter_header(rng, f, b, 8, 64, false);
-          TraceShape shape;
-          shape.ops = 150 + rng.below(151);
-          shape.key_range = 8 + rng.below(57);
-          shape.weights = OpWeights::filter();
-          shape.weights.serialize_roundtrip = 2;
-          shape.weights.clear = 1;
-          return generate_trace("filter", std::move(header), shape, rng.next());
+          return random_trace(rng, "filter", std::move(header), {150, 300}, {8, 64}, weights);
         },
         check_filter);
   }
@@ -229,11 +265,8 @@ void add_c1(TaskList& tasks, const ModelClaimSizes& sizes) {
         c.bits = 64 * (1 + rng.below(16));
         c.hashes = static_cast<unsigned>(1 + rng.below(8));
         c.seed = rng.next();
-        TraceShape shape;
-        shape.ops = 150 + rng.below(151);
-        shape.key_range = 16 + rng.below(200);
-        shape.weights = OpWeights{45, 0, 45, 5, 3, 1, 0, 0};
-        return generate_trace("bloom", parameters_of(c), shape, rng.next());
+        return random_trace(rng, "bloom", parameters_of(c), {150, 300}, {16, 215},
+                            OpWeights{45, 0, 45, 5, 3, 1, 0, 0});
       },
       check_bloom);
 }
@@ -250,11 +283,8 @@ void add_c5(TaskList& tasks, const ModelClaimSizes& sizes) {
         [b](std::uint64_t seed, std::size_t) {
           TraceRng rng(seed);
           model::TraceParameters header = filter_header(rng, 8, b, 8 * b, 32 * b, false);
-          TraceShape shape;
-          shape.ops = 100 + rng.below(101);
-          shape.key_range = 2 + rng.below(5);
-          shape.weights = OpWeights{50, 25, 15, 10, 1, 0, 0, 0};
-          return generate_trace("filter", std::move(header), shape, rng.next());
+          return random_trace(rng, "filter", std::move(header), {100, 200}, {2, 6},
+                              OpWeights{50, 25, 15, 10, 1, 0, 0, 0});
         },
         check_filter);
   }
@@ -272,11 +302,7 @@ void add_c6(TaskList& tasks, const ModelClaimSizes& sizes) {
         [b, fill](std::uint64_t seed, std::size_t) {
           TraceRng rng(seed);
           model::TraceParameters header = filter_header(rng, 8, b, 4, 16, true);
-          TraceShape shape;
-          shape.ops = 100 + rng.below(101);
-          shape.key_range = 16 + rng.below(113);
-          shape.weights = fill;
-          return generate_trace("filter", std::move(header), shape, rng.next());
+          return random_trace(rng, "filter", std::move(header), {100, 200}, {16, 128}, fill);
         },
         check_filter);
   }
@@ -292,11 +318,7 @@ void add_c6(TaskList& tasks, const ModelClaimSizes& sizes) {
         c.max_capacity = rounded + rng.below(9);
         c.max_path_length = pick(rng, std::array<unsigned, 3>{1, 2, 5});
         c.seed = rng.next();
-        TraceShape shape;
-        shape.ops = 100 + rng.below(101);
-        shape.key_range = 16 + rng.below(49);
-        shape.weights = fill;
-        return generate_trace("map", audit::parameters_of(c, b), shape, rng.next());
+        return random_trace(rng, "map", audit::parameters_of(c, b), {100, 200}, {16, 64}, fill);
       },
       check_map);
   add_trace_task(
@@ -309,11 +331,7 @@ void add_c6(TaskList& tasks, const ModelClaimSizes& sizes) {
         c.max_kicks = pick(rng, std::array<unsigned, 4>{1, 2, 4, 16});
         c.on_failure = OnInsertFailure::kReport;
         c.seed = rng.next();
-        TraceShape shape;
-        shape.ops = 100 + rng.below(101);
-        shape.key_range = 16 + rng.below(49);
-        shape.weights = fill;
-        return generate_trace("classic", audit::parameters_of(c), shape, rng.next());
+        return random_trace(rng, "classic", audit::parameters_of(c), {100, 200}, {16, 64}, fill);
       },
       check_classic);
   add_trace_task(
@@ -321,15 +339,8 @@ void add_c6(TaskList& tasks, const ModelClaimSizes& sizes) {
       "inserts predicted to fail with the stash full, then every stored key",
       [fill](std::uint64_t seed, std::size_t) {
         TraceRng rng(seed);
-        SmartCuckooConfig c;
-        c.capacity = 4 + rng.below(29);
-        c.stash_capacity = rng.below(3);
-        c.seed = rng.next();
-        TraceShape shape;
-        shape.ops = 100 + rng.below(101);
-        shape.key_range = 16 + rng.below(49);
-        shape.weights = fill;
-        return generate_trace("smart", audit::parameters_of(c), shape, rng.next());
+        const SmartCuckooConfig c = smart_config(rng, {4, 32}, 2);
+        return random_trace(rng, "smart", audit::parameters_of(c), {100, 200}, {16, 64}, fill);
       },
       check_smart);
 }
@@ -337,12 +348,16 @@ void add_c6(TaskList& tasks, const ModelClaimSizes& sizes) {
 // ---- C7: exact tables answer as the map model -------------------------------------------
 
 void add_c7(TaskList& tasks, const ModelClaimSizes& sizes) {
+  OpWeights every_op = OpWeights::map();
+  every_op.clear = 1;
+  OpWeights with_roundtrips = every_op;
+  with_roundtrips.serialize_roundtrip = 2;
   for (const unsigned b : {1U, 2U, 4U, 8U}) {
     add_trace_task(
         tasks, sizes, "C7", "map",
         "B=" + u(b) + " initial_capacity=1..16 max_capacity=default|capped max_path_length=1..5",
         "every map op, growth from a tiny table, round trips",
-        [b](std::uint64_t seed, std::size_t) {
+        [b, with_roundtrips](std::uint64_t seed, std::size_t) {
           TraceRng rng(seed);
           CuckooMapConfig c;
           c.initial_capacity = 1 + rng.below(16);
@@ -352,13 +367,8 @@ void add_c7(TaskList& tasks, const ModelClaimSizes& sizes) {
           }
           c.max_path_length = pick(rng, std::array<unsigned, 4>{1, 2, 5, 5});
           c.seed = rng.next();
-          TraceShape shape;
-          shape.ops = 150 + rng.below(151);
-          shape.key_range = 8 + rng.below(57);
-          shape.weights = OpWeights::map();
-          shape.weights.serialize_roundtrip = 2;
-          shape.weights.clear = 1;
-          return generate_trace("map", audit::parameters_of(c, b), shape, rng.next());
+          return random_trace(rng, "map", audit::parameters_of(c, b), {150, 300}, {8, 64},
+                              with_roundtrips);
         },
         check_map);
   }
@@ -369,7 +379,7 @@ void add_c7(TaskList& tasks, const ModelClaimSizes& sizes) {
         std::string("on_failure=") + to_string(policy) +
             " capacity=2..32 max_kicks=1..500 max_capacity=default|capped",
         "every map op through kicks, rehashes and growth",
-        [policy](std::uint64_t seed, std::size_t) {
+        [policy, every_op](std::uint64_t seed, std::size_t) {
           TraceRng rng(seed);
           ClassicCuckooConfig c;
           c.capacity = 2 + rng.below(31);
@@ -378,30 +388,18 @@ void add_c7(TaskList& tasks, const ModelClaimSizes& sizes) {
           c.max_rehashes = pick(rng, std::array<unsigned, 3>{0, 1, 8});
           if (rng.percent(30)) c.max_capacity = c.capacity + 1 + rng.below(33);
           c.seed = rng.next();
-          TraceShape shape;
-          shape.ops = 150 + rng.below(151);
-          shape.key_range = 8 + rng.below(57);
-          shape.weights = OpWeights::map();
-          shape.weights.clear = 1;
-          return generate_trace("classic", audit::parameters_of(c), shape, rng.next());
+          return random_trace(rng, "classic", audit::parameters_of(c), {150, 300}, {8, 64},
+                              every_op);
         },
         check_classic);
   }
   add_trace_task(
       tasks, sizes, "C7", "smart", "capacity=4..64 stash_capacity=0..8 max_kicks=500",
       "every map op through predictions, kicks, the stash and deletions",
-      [](std::uint64_t seed, std::size_t) {
+      [every_op](std::uint64_t seed, std::size_t) {
         TraceRng rng(seed);
-        SmartCuckooConfig c;
-        c.capacity = 4 + rng.below(61);
-        c.stash_capacity = rng.below(9);
-        c.seed = rng.next();
-        TraceShape shape;
-        shape.ops = 150 + rng.below(151);
-        shape.key_range = 8 + rng.below(57);
-        shape.weights = OpWeights::map();
-        shape.weights.clear = 1;
-        return generate_trace("smart", audit::parameters_of(c), shape, rng.next());
+        const SmartCuckooConfig c = smart_config(rng, {4, 64}, 8);
+        return random_trace(rng, "smart", audit::parameters_of(c), {150, 300}, {8, 64}, every_op);
       },
       check_smart);
 }
@@ -542,38 +540,25 @@ TraceOutcome check_smart_predictions(const model::Trace& trace, PredictionTally*
 void add_c8(TaskList& tasks, const ModelClaimSizes& sizes) {
   const std::size_t traces = sizes.traces;
   const std::string config = "capacity=8..128 stash_capacity=0..8 keys=capacity*1.0..1.5";
-  Task task;
-  task.claim = "C8";
-  task.engine = "smart";
-  task.configuration = config;
-  task.cost = 1.5;
-  task.run = [traces, config](const TaskContext& ctx) {
+  add_task(tasks, "C8", "smart", config, 1.5, [traces, config](const TaskContext& ctx) {
     auto tally = std::make_shared<PredictionTally>();
-    TraceCheckPlan plan;
-    plan.claim = "C8";
-    plan.engine = "smart";
-    plan.configuration = config;
-    plan.checked = "would_insert_fail against the placement oracle, kicks of predicted failures";
-    plan.traces = traces;
-    plan.generate = [](std::uint64_t seed, std::size_t) {
-      TraceRng rng(seed);
-      SmartCuckooConfig c;
-      c.capacity = 8 + rng.below(121);
-      c.stash_capacity = rng.below(9);
-      c.seed = rng.next();
-      TraceShape shape;
-      shape.ops = 200 + rng.below(201);
-      shape.key_range = c.capacity + rng.below(c.capacity / 2 + 1);
-      shape.weights = OpWeights{60, 25, 15, 0, 0, 0, 0, 0};
-      return generate_trace("smart", audit::parameters_of(c), shape, rng.next());
-    };
     // The traces of the run tally; the shrinker's re-runs after a violation must not.
     auto tallying = std::make_shared<bool>(true);
-    plan.check = [tally, tallying](const model::Trace& t) {
-      TraceOutcome o = check_smart_predictions(t, *tallying ? tally.get() : nullptr);
-      if (o.violation) *tallying = false;
-      return o;
-    };
+    const TraceCheckPlan plan = trace_plan(
+        "C8", "smart", config,
+        "would_insert_fail against the placement oracle, kicks of predicted failures", traces,
+        [](std::uint64_t seed, std::size_t) {
+          TraceRng rng(seed);
+          const SmartCuckooConfig c = smart_config(rng, {8, 128}, 8);
+          return random_trace(rng, "smart", audit::parameters_of(c), {200, 400},
+                              {c.capacity, c.capacity + c.capacity / 2},
+                              OpWeights{60, 25, 15, 0, 0, 0, 0, 0});
+        },
+        [tally, tallying](const model::Trace& t) {
+          TraceOutcome o = check_smart_predictions(t, *tallying ? tally.get() : nullptr);
+          if (o.violation) *tallying = false;
+          return o;
+        });
     TaskOutput out = single(run_trace_check(plan, ctx.seed, &ctx));
     Plot plot;
     plot.id = "c8-predictions-vs-oracle";
@@ -595,8 +580,7 @@ void add_c8(TaskList& tasks, const ModelClaimSizes& sizes) {
     plot.series.push_back(std::move(infeasible));
     out.plots.push_back(std::move(plot));
     return out;
-  };
-  tasks.push_back(std::move(task));
+  });
 }
 
 // ---- C11: serialization -----------------------------------------------------------------
@@ -659,6 +643,34 @@ std::string map_validity(const Table& table) {
   return table.check_invariants();
 }
 
+// A deserialized filter (its deserializer checks its invariants itself) must answer
+// queries and re-serialize to bytes it accepts.
+template <class Filter>
+std::string filter_validity(const Filter& filter) {
+  (void)filter.contains(std::uint64_t{1});
+  (void)Filter::deserialize(filter.serialize());
+  return std::string();
+}
+
+// Builds a `Structure` from `config`, inserts the keys (and values) that `trace` inserts,
+// and feeds its serialization to corrupt_and_check with Structure::deserialize.
+template <class Structure, class Config, class Valid>
+void corrupt_filled(const Config& config, const model::Trace& trace, TraceRng& rng,
+                    const Valid& valid, CorruptionTally& tally) {
+  Structure structure(config);
+  for (const model::TraceEntry& e : trace.entries) {
+    if (e.op.kind != model::OpKind::kInsert) continue;
+    if constexpr (requires { typename Structure::mapped_type; }) {
+      (void)structure.insert(e.op.key, e.op.value);
+    } else {
+      (void)structure.insert(e.op.key);
+    }
+  }
+  corrupt_and_check(
+      structure.serialize(), kCorruptionsPerBase, rng,
+      [](std::span<const std::uint8_t> b) { return Structure::deserialize(b); }, valid, tally);
+}
+
 // The C11 task of one engine: round-trip traces (the model checks that the copy answers
 // as the original), then truncations and corruptions of serialized structures built by
 // such traces.
@@ -667,19 +679,11 @@ void add_c11_engine(TaskList& tasks, const ModelClaimSizes& sizes, const std::st
                     std::function<void(const model::Trace&, TraceRng&, CorruptionTally&)> corrupt) {
   const std::size_t traces = std::max<std::size_t>(1, sizes.traces / 2);
   const std::size_t bases = sizes.corruption_bases;
-  Task task;
-  task.claim = "C11";
-  task.engine = engine;
-  task.configuration = configuration;
-  task.run = [=](const TaskContext& ctx) {
-    TraceCheckPlan plan;
-    plan.claim = "C11";
-    plan.engine = engine;
-    plan.configuration = configuration;
-    plan.checked = "serialize_roundtrip between ops: equal copy, same answers";
-    plan.traces = traces;
-    plan.generate = generate;
-    plan.check = check;
+  const TraceCheckPlan plan =
+      trace_plan("C11", engine, configuration,
+                 "serialize_roundtrip between ops: equal copy, same answers", traces, generate,
+                 std::move(check));
+  add_task(tasks, "C11", engine, configuration, 1, [=](const TaskContext& ctx) {
     ClaimResult result = run_trace_check(plan, ctx.seed, &ctx);
     if (result.verdict == Verdict::kFail) return single(std::move(result));
 
@@ -711,12 +715,16 @@ void add_c11_engine(TaskList& tasks, const ModelClaimSizes& sizes, const std::st
                              : ".");
     }
     return single(std::move(result));
-  };
-  tasks.push_back(std::move(task));
+  });
 }
 
 void add_c11(TaskList& tasks, const ModelClaimSizes& sizes) {
   const OpWeights roundtrips{40, 15, 25, 5, 12, 1, 0, 0};
+  OpWeights map_roundtrips = roundtrips;
+  map_roundtrips.insert_or_assign = 10;
+  map_roundtrips.find = 10;
+  OpWeights bloom_roundtrips = roundtrips;
+  bloom_roundtrips.erase = 0;
   add_c11_engine(
       tasks, sizes, "filter", "f=4..16 b=1..8 capacity=8..64",
       [roundtrips](std::uint64_t seed, std::size_t) {
@@ -724,91 +732,47 @@ void add_c11(TaskList& tasks, const ModelClaimSizes& sizes) {
         const unsigned f = pick(rng, std::array<unsigned, 4>{4, 8, 12, 16});
         const unsigned b = pick(rng, std::array<unsigned, 4>{1, 2, 4, 8});
         model::TraceParameters header = filter_header(rng, f, b, 8, 64, false);
-        TraceShape shape;
-        shape.ops = 100 + rng.below(101);
-        shape.key_range = 8 + rng.below(57);
-        shape.weights = roundtrips;
-        return generate_trace("filter", std::move(header), shape, rng.next());
+        return random_trace(rng, "filter", std::move(header), {100, 200}, {8, 64}, roundtrips);
       },
       check_filter,
       [](const model::Trace& trace, TraceRng& rng, CorruptionTally& tally) {
-        CuckooFilter filter(filter_config_from(trace.parameters));
-        for (const model::TraceEntry& e : trace.entries) {
-          if (e.op.kind == model::OpKind::kInsert) (void)filter.insert(e.op.key);
-        }
-        corrupt_and_check(
-            filter.serialize(), kCorruptionsPerBase, rng,
-            [](std::span<const std::uint8_t> b) { return CuckooFilter::deserialize(b); },
-            [](const CuckooFilter& f) {
-              // The filter's deserializer checks its invariants itself; what it returns
-              // must answer queries and re-serialize to bytes it accepts.
-              (void)f.contains(std::uint64_t{1});
-              (void)CuckooFilter::deserialize(f.serialize());
-              return std::string();
-            },
-            tally);
+        corrupt_filled<CuckooFilter>(filter_config_from(trace.parameters), trace, rng,
+                                     filter_validity<CuckooFilter>, tally);
       });
   add_c11_engine(
       tasks, sizes, "map", "B=1..8 initial_capacity=1..16",
-      [roundtrips](std::uint64_t seed, std::size_t) {
+      [map_roundtrips](std::uint64_t seed, std::size_t) {
         TraceRng rng(seed);
         const unsigned b = pick(rng, std::array<unsigned, 4>{1, 2, 4, 8});
         CuckooMapConfig c;
         c.initial_capacity = 1 + rng.below(16);
         c.seed = rng.next();
-        TraceShape shape;
-        shape.ops = 100 + rng.below(101);
-        shape.key_range = 8 + rng.below(57);
-        shape.weights = roundtrips;
-        shape.weights.insert_or_assign = 10;
-        shape.weights.find = 10;
-        return generate_trace("map", audit::parameters_of(c, b), shape, rng.next());
+        return random_trace(rng, "map", audit::parameters_of(c, b), {100, 200}, {8, 64},
+                            map_roundtrips);
       },
       check_map,
       [](const model::Trace& trace, TraceRng& rng, CorruptionTally& tally) {
         const CuckooMapConfig config = map_config_from(trace.parameters);
         with_map_slots(trace.parameters, [&]<unsigned B>() {
           using Map = CuckooMap<std::uint64_t, std::uint64_t, B>;
-          Map table(config);
-          for (const model::TraceEntry& e : trace.entries) {
-            if (e.op.kind == model::OpKind::kInsert) (void)table.insert(e.op.key, e.op.value);
-          }
-          corrupt_and_check(
-              table.serialize(), kCorruptionsPerBase, rng,
-              [](std::span<const std::uint8_t> b) { return Map::deserialize(b); },
-              [](const Map& m) { return map_validity(m); }, tally);
+          corrupt_filled<Map>(config, trace, rng, map_validity<Map>, tally);
         });
       });
   add_c11_engine(
       tasks, sizes, "bloom", "bits=64..1024 hashes=1..8",
-      [roundtrips](std::uint64_t seed, std::size_t) {
+      [bloom_roundtrips](std::uint64_t seed, std::size_t) {
         TraceRng rng(seed);
         BloomFilterConfig c;
         c.bits = 64 * (1 + rng.below(16));
         c.hashes = static_cast<unsigned>(1 + rng.below(8));
         c.seed = rng.next();
-        TraceShape shape;
-        shape.ops = 100 + rng.below(101);
-        shape.key_range = 16 + rng.below(200);
-        shape.weights = roundtrips;
-        shape.weights.erase = 0;
-        return generate_trace("bloom", parameters_of(c), shape, rng.next());
+        return random_trace(rng, "bloom", parameters_of(c), {100, 200}, {16, 215},
+                            bloom_roundtrips);
       },
       check_bloom,
       [](const model::Trace& trace, TraceRng& rng, CorruptionTally& tally) {
-        BloomFilter filter(bloom_config_from(trace.parameters));
-        for (const model::TraceEntry& e : trace.entries) {
-          if (e.op.kind == model::OpKind::kInsert) (void)filter.insert(e.op.key);
-        }
-        corrupt_and_check(
-            filter.serialize(), kCorruptionsPerBase, rng,
-            [](std::span<const std::uint8_t> b) { return BloomFilter::deserialize(b); },
-            [](const BloomFilter& f) {
-              (void)f.contains(std::uint64_t{1});
-              (void)BloomFilter::deserialize(f.serialize());
-              return std::string();
-            },
-            tally);
+        corrupt_filled<BloomFilter>(bloom_config_from(trace.parameters), trace, rng,
+                                    filter_validity<BloomFilter>, tally);
       });
 }
 

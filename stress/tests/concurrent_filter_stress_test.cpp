@@ -28,12 +28,8 @@
 #include <functional>
 #include <iostream>
 #include <memory>
-#include <optional>
-#include <set>
-#include <stdexcept>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "cuckoo/concurrent_filter.hpp"
@@ -41,7 +37,7 @@
 #include "cuckoo/stress/driver.hpp"
 #include "cuckoo/stress/history.hpp"
 #include "cuckoo/stress/linearizability.hpp"
-#include "cuckoo/stress/specs.hpp"
+#include "cuckoo/stress/run_and_check.hpp"
 #include "cuckoo/sync/htm.hpp"
 
 namespace {
@@ -51,22 +47,16 @@ using cuckoo::CoarseConcurrentFilter;
 using cuckoo::ConcurrentFilterDesign;
 using cuckoo::CuckooFilter;
 using cuckoo::CuckooFilterConfig;
-using cuckoo::CuckooFilterPlacement;
 using cuckoo::DefaultHasher;
-using cuckoo::InsertResult;
 using cuckoo::StripedFilterOptions;
 using cuckoo::detail::StripedFilterPolicy;
 using cuckoo::detail::StripedWindow;
+using cuckoo::stress::CheckedHistory;
 using cuckoo::stress::CheckResult;
 using cuckoo::stress::DriverConfig;
 using cuckoo::stress::History;
-using cuckoo::stress::InsertOutcome;
-using cuckoo::stress::MultisetSpec;
-using cuckoo::stress::Operation;
-using cuckoo::stress::OpKind;
 using cuckoo::stress::OpMix;
 using cuckoo::stress::RunResult;
-using cuckoo::stress::SizeEffect;
 using cuckoo::stress::SplitMix64;
 using cuckoo::sync::HtmPolicy;
 using cuckoo::sync::HtmStatus;
@@ -112,13 +102,6 @@ struct HistoryShape {
   }
 };
 
-// The class of an item: equal fingerprint and bucket pair make two keys one item to the
-// filter (see concurrent_filter_test.cpp). Keys of one history must not share a class,
-// or the per-key specification would not describe the filter.
-std::pair<std::uint32_t, std::uint32_t> class_of(const CuckooFilterPlacement& p) {
-  return {p.fingerprint, std::min(p.bucket1, p.bucket2)};
-}
-
 // The two workloads. kDuplicates: 4-8 keys, inserts outweigh erases, so keys climb to
 // their copy limit; tables from far too small to about the demand: kDuplicateLimit,
 // kFull, the stash, and kicks among copies. kPaths: 12-24 keys, erases slightly
@@ -134,20 +117,13 @@ enum class Workload : std::uint8_t { kDuplicates, kPaths };
 HistoryShape history_shape(std::uint64_t seed, bool key_ownership, Workload workload) {
   SplitMix64 rng(seed);
   HistoryShape shape;
+  shape.driver = cuckoo::stress::short_history_config(seed, rng);
   DriverConfig& d = shape.driver;
-  d.seed = seed;
-  d.threads = static_cast<std::uint32_t>(2 + rng.below(3));
-  d.ops_per_thread = 50 + rng.below(151);
   d.key_ownership = key_ownership;
   d.erase_only_present = key_ownership;
   d.time_limit = std::chrono::milliseconds(60'000);
-  constexpr unsigned kSlots[] = {1, 2, 4};
-  constexpr unsigned kBits[] = {8, 12, 16};
-  constexpr unsigned kKicks[] = {4, 20, 500};
   CuckooFilterConfig& c = shape.filter;
-  c.slots_per_bucket = kSlots[rng.below(3)];
-  c.fingerprint_bits = kBits[rng.below(3)];
-  c.max_kicks = kKicks[rng.below(3)];
+  cuckoo::stress::draw_filter_shape(c, rng);
   if (workload == Workload::kDuplicates) {
     d.key_range = std::max<std::uint64_t>(d.threads, 4 + rng.below(5));
     d.mix = OpMix::multiset();  // insert 40, erase 25, contains 30, size 5
@@ -165,109 +141,15 @@ HistoryShape history_shape(std::uint64_t seed, bool key_ownership, Workload work
                                          slots * (100 + rng.below(26)) / 100);
     if (c.max_kicks == 4) c.max_kicks = 64;
   }
-  // At least 39% of seeds leave <= 24 keys alias-free (measured: f = 8, 24 keys, two
-  // buckets; over 90% with 8 keys or f = 12), so a few candidates do;
-  // kMaxSeedCandidates is the checked bound.
-  constexpr int kMaxSeedCandidates = 10'000;
-  for (int attempt = 0;; ++attempt) {
-    if (attempt == kMaxSeedCandidates) {
-      throw std::runtime_error("no filter seed without aliasing keys for history seed " +
-                               std::to_string(seed));
-    }
-    c.seed = rng.next();
-    const CuckooFilter probe(c);  // same placement rule as both concurrent designs
-    std::set<std::pair<std::uint32_t, std::uint32_t>> classes;
-    bool distinct = true;
-    for (std::uint64_t key = 0; key < d.key_range && distinct; ++key) {
-      distinct = classes.insert(class_of(probe.placement(key))).second;
-    }
-    if (distinct) break;
-  }
+  // Keys that are one item to the filter (equal fingerprint and bucket pair, see
+  // concurrent_filter_test.cpp) must not share a history, or the per-key specification
+  // would not describe the filter. At least 39% of seeds leave <= 24 keys alias-free
+  // (measured: f = 8, 24 keys, two buckets; over 90% with 8 keys or f = 12), so a few
+  // candidates do; kMaxSeedCandidates is the checked bound. CuckooFilter has the same
+  // placement rule as both concurrent designs.
+  cuckoo::stress::choose_alias_free_seed<CuckooFilter>(c, d.key_range, rng, seed);
   return shape;
 }
-
-// ------------------------------------------------------------ the specification
-
-// MultisetSpec with each key's own copy limit (2b, or b for a key whose two buckets
-// coincide). Keys of a history never share an item class (history_shape), so the
-// per-key multiset is exactly what the filter must implement, up to false positives.
-class PerKeyFilterSpec {
- public:
-  using State = MultisetSpec::State;
-
-  PerKeyFilterSpec(std::vector<std::uint64_t> max_copies, bool erase_absent_may_succeed)
-      : fallback_(MultisetSpec::filter(std::nullopt, erase_absent_may_succeed)) {
-    for (const std::uint64_t limit : max_copies) {
-      per_key_.push_back(MultisetSpec::filter(limit, erase_absent_may_succeed));
-    }
-  }
-
-  std::string_view name() const noexcept { return "multiset (filter semantics, per-key copy limit)"; }
-  State initial() const noexcept { return 0; }
-  bool supports(OpKind kind) const noexcept { return fallback_.supports(kind); }
-  std::optional<State> apply(const State& s, const Operation& op, std::string* why) const {
-    return spec_for(op.key).apply(s, op, why);
-  }
-  SizeEffect size_effect(const Operation& op) const noexcept { return fallback_.size_effect(op); }
-  std::uint64_t size_of(const State& s) const noexcept { return s; }
-  std::string describe(const State& s) const { return fallback_.describe(s); }
-  std::size_t hash(const State& s) const noexcept { return fallback_.hash(s); }
-
- private:
-  const MultisetSpec& spec_for(std::uint64_t key) const {
-    return key < per_key_.size() ? per_key_[key] : fallback_;
-  }
-  MultisetSpec fallback_;
-  std::vector<MultisetSpec> per_key_;
-};
-static_assert(cuckoo::stress::KeySpec<PerKeyFilterSpec>);
-
-// ----------------------------------------------------------------- the subjects
-
-InsertOutcome to_outcome(InsertResult r) {
-  switch (r) {
-    case InsertResult::kInserted: return InsertOutcome::kInserted;
-    case InsertResult::kUpdated: return InsertOutcome::kUpdated;
-    case InsertResult::kExists: return InsertOutcome::kExists;
-    case InsertResult::kFull: return InsertOutcome::kFull;
-    case InsertResult::kDuplicateLimit: return InsertOutcome::kDuplicateLimit;
-  }
-  return InsertOutcome::kFull;
-}
-
-// What the driver calls: the filter's key-level operations, results in the harness's
-// vocabulary. Every kYieldEvery-th call of a thread yields first, inside the recorded
-// interval: calls are far shorter than a time slice, and on two loaded cores the
-// threads of a history otherwise often run one after the other, so that no two calls on
-// a key overlap and the history tests nothing (driver_test's HeldLock does the same).
-// A wider interval only gives the checker more freedom, so the check stays sound.
-template <class Filter>
-class FilterSubject {
- public:
-  static constexpr unsigned kYieldEvery = 4;
-
-  explicit FilterSubject(Filter& filter) : filter_(filter) {}
-  InsertOutcome insert(std::uint64_t key) {
-    pace();
-    return to_outcome(filter_.insert(key));
-  }
-  bool erase(std::uint64_t key) {
-    pace();
-    return filter_.erase(key);
-  }
-  bool contains(std::uint64_t key) const {
-    pace();
-    return filter_.contains(key);
-  }
-  std::uint64_t size() const { return filter_.size(); }
-
- private:
-  static void pace() {
-    thread_local unsigned calls = 0;
-    if (++calls % kYieldEvery == 0) std::this_thread::yield();
-  }
-  Filter& filter_;
-};
 
 // Coverage counters summed over a configuration's histories: evidence that the runs
 // went through the paths that can go wrong.
@@ -349,20 +231,14 @@ CheckResult run_one(std::uint64_t seed, bool key_ownership, Workload workload, c
                     Totals& totals, std::string* failure) {
   const HistoryShape shape = history_shape(seed, key_ownership, workload);
   const std::unique_ptr<Filter> filter = make(shape.filter);
-  std::vector<std::uint64_t> limits;
-  for (std::uint64_t key = 0; key < shape.driver.key_range; ++key) {
-    limits.push_back(filter->max_copies(key));
-  }
-  FilterSubject<Filter> subject(*filter);
-  const RunResult run = cuckoo::stress::run_stress(cuckoo::stress::make_subject(subject), shape.driver);
-  const CheckResult result = cuckoo::stress::check_linearizability(
-      run.history, PerKeyFilterSpec(limits, /*erase_absent_may_succeed=*/!key_ownership));
-  totals.add(result);
+  const CheckedHistory h = cuckoo::stress::run_and_check_filter(
+      *filter, shape.driver, /*erase_absent_may_succeed=*/!key_ownership);
+  totals.add(h.check);
   totals.coverage.add(*filter);
-  if (!result.linearizable() && failure != nullptr) {
-    *failure = reproduce_hint(run, shape) + result.describe();
+  if (!h.check.linearizable() && failure != nullptr) {
+    *failure = reproduce_hint(h.run, shape) + h.check.describe();
   }
-  return result;
+  return h.check;
 }
 
 // Every history of the configuration must be linearizable.

@@ -32,22 +32,20 @@
 #include "cuckoo/stress/driver.hpp"
 #include "cuckoo/stress/history.hpp"
 #include "cuckoo/stress/linearizability.hpp"
+#include "cuckoo/stress/run_and_check.hpp"
 #include "cuckoo/sync/htm.hpp"
 
 namespace {
 
 using cuckoo::CoarseConcurrentMap;
 using cuckoo::CuckooMapConfig;
-using cuckoo::InsertResult;
 using cuckoo::StripedConcurrentMap;
 using cuckoo::detail::StripedMapFault;
+using cuckoo::stress::CheckedHistory;
 using cuckoo::stress::CheckResult;
-using cuckoo::stress::DriverConfig;
 using cuckoo::stress::History;
-using cuckoo::stress::InsertOutcome;
 using cuckoo::stress::OpMix;
 using cuckoo::stress::RunResult;
-using cuckoo::stress::SplitMix64;
 using cuckoo::stress::Subject;
 using cuckoo::sync::HtmPolicy;
 using cuckoo::sync::HtmStatus;
@@ -67,17 +65,6 @@ using FaultyStripedMap =
 
 // ---- Helpers --------------------------------------------------------------------------
 
-InsertOutcome outcome_of(InsertResult r) {
-  switch (r) {
-    case InsertResult::kInserted: return InsertOutcome::kInserted;
-    case InsertResult::kUpdated: return InsertOutcome::kUpdated;
-    case InsertResult::kExists: return InsertOutcome::kExists;
-    case InsertResult::kFull: return InsertOutcome::kFull;
-    case InsertResult::kDuplicateLimit: return InsertOutcome::kDuplicateLimit;
-  }
-  return InsertOutcome::kFull;
-}
-
 // The driver's view of a map (the engine answers cuckoo::InsertResult).
 //
 // For the coarse map every call yields first, inside its recorded interval: its callers
@@ -89,35 +76,9 @@ InsertOutcome outcome_of(InsertResult r) {
 template <class Map>
 Subject subject_of(Map& map) {
   constexpr bool kYield = requires { map.lock_stats(); };
-  const auto pace = [] {
+  return cuckoo::stress::map_subject(map, [] {
     if constexpr (kYield) std::this_thread::yield();
-  };
-  Subject s;
-  s.insert = [&map, pace](U64 key, U64 value) {
-    pace();
-    return outcome_of(map.insert(key, value));
-  };
-  s.insert_or_assign = [&map, pace](U64 key, U64 value) {
-    pace();
-    return outcome_of(map.insert_or_assign(key, value));
-  };
-  s.erase = [&map, pace](U64 key) {
-    pace();
-    return map.erase(key);
-  };
-  s.contains = [&map, pace](U64 key) {
-    pace();
-    return map.contains(key);
-  };
-  s.find = [&map, pace](U64 key) {
-    pace();
-    return map.find(key);
-  };
-  s.size = [&map, pace] {
-    pace();
-    return static_cast<U64>(map.size());
-  };
-  return s;
+  });
 }
 
 // The seeds to run: `count` seeds from `base`, or only the one in CUCKOO_STRESS_SEED.
@@ -129,20 +90,6 @@ std::vector<std::uint64_t> history_seeds(std::uint64_t base, int count) {
   std::vector<std::uint64_t> seeds;
   for (int i = 0; i < count; ++i) seeds.push_back(base + static_cast<std::uint64_t>(i));
   return seeds;
-}
-
-// One short history's configuration, from its seed alone: 2-4 threads, 50-200 ops per
-// thread, key_range_min .. key_range_min + 4 keys, every map operation.
-DriverConfig history_config(std::uint64_t seed, std::uint64_t key_range_min,
-                            const OpMix& mix = OpMix::map()) {
-  SplitMix64 rng(seed);
-  DriverConfig config;
-  config.seed = seed;
-  config.threads = static_cast<std::uint32_t>(2 + rng.below(3));
-  config.ops_per_thread = 50 + rng.below(151);
-  config.key_range = key_range_min + rng.below(5);
-  config.mix = mix;
-  return config;
 }
 
 // For the broken variants: mostly inserts and erases, so that a full table churns and
@@ -219,8 +166,10 @@ void expect_all_linearizable(const std::string& what, std::uint64_t base_seed, i
   for (const std::uint64_t seed : history_seeds(base_seed, histories)) {
     auto map = make(seed);
     const std::uint32_t initial_buckets = map->bucket_count();
-    const RunResult run = run_stress(subject_of(*map), history_config(seed, key_range_min, mix));
-    const CheckResult result = cuckoo::stress::check_map(run.history);
+    const CheckedHistory h =
+        run_and_check_map(subject_of(*map), map_history_config(seed, key_range_min, mix));
+    const RunResult& run = h.run;
+    const CheckResult& result = h.check;
     totals.add(result);
     note_map(totals, *map, initial_buckets);
     EXPECT_FALSE(result.undecided()) << reproduce_hint(run) << result.describe();
@@ -369,9 +318,10 @@ void expect_caught(const std::string& what, const BrokenCase& broken) {
   Totals totals;
   for (const std::uint64_t seed : history_seeds(broken.base_seed, kBrokenHistoryLimit)) {
     Map map(config_of(seed, broken.max_capacity, broken.max_capacity));
-    const RunResult run =
-        run_stress(subject_of(map), history_config(seed, broken.key_range_min, churn_mix()));
-    const CheckResult result = cuckoo::stress::check_map(run.history);
+    const CheckedHistory h = run_and_check_map(
+        subject_of(map), map_history_config(seed, broken.key_range_min, churn_mix()));
+    const RunResult& run = h.run;
+    const CheckResult& result = h.check;
     totals.add(result);
     if (result.not_linearizable()) {
       totals.print(what + " (caught)");
