@@ -183,6 +183,7 @@ model::Trace random_trace(TraceRng& rng, std::string engine, model::TraceParamet
   shape.ops = ops.min + rng.below(ops.max - ops.min + 1);
   shape.key_range = keys.min + rng.below(keys.max - keys.min + 1);
   shape.weights = weights;
+  shape.insert_values = engine != "filter" && engine != "bloom";
   return generate_trace(std::move(engine), std::move(header), shape, rng.next());
 }
 

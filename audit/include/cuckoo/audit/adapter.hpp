@@ -413,6 +413,7 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     s.weights = weights;
     s.weights.clear = kHasClear ? 1 : 0;
     s.erase_present_percent = 100;
+    s.insert_values = exact;
     return s;
   };
 

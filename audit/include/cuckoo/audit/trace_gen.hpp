@@ -91,6 +91,9 @@ struct TraceShape {
   unsigned erase_present_percent = 80;
   // Values of insert / insert_or_assign are drawn from [1, value_range].
   std::uint64_t value_range = 1000;
+  // false for filters: their inserts take a key only, so the trace shows none. The value
+  // is drawn either way, so the rest of the trace does not depend on this flag.
+  bool insert_values = true;
 };
 
 // Largest trace the generator writes (a bound on `shape.ops`, checked).
@@ -122,7 +125,8 @@ inline model::Trace generate_trace(std::string engine, model::TraceParameters pa
     if (take(w.insert)) {
       const std::uint64_t key = any_key();
       inserted.push_back(key);
-      trace.add(model::Op::insert(key, value()));
+      const std::uint64_t v = value();
+      trace.add(model::Op::insert(key, shape.insert_values ? v : 0));
     } else if (take(w.erase)) {
       std::uint64_t key = 0;
       if (!inserted.empty() && rng.percent(shape.erase_present_percent)) {
