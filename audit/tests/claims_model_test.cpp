@@ -150,7 +150,9 @@ TEST(TraceCheck, BrokenFilterFailsWithASmallReplayableCounterexample) {
   EXPECT_TRUE(check_stash_blind(shrunk).violation.has_value()) << cx.trace;
   // A filter's insert takes a key only: its traces carry no values.
   for (const auto& entry : shrunk.entries) {
-    if (entry.op.kind == cuckoo::model::OpKind::kInsert) EXPECT_EQ(entry.op.value, 0U) << cx.trace;
+    if (entry.op.kind == cuckoo::model::OpKind::kInsert) {
+      EXPECT_EQ(entry.op.value, 0U) << cx.trace;
+    }
   }
   // ... and passes against the real engine (replay.hpp reads the same header).
   EXPECT_FALSE(cuckoo::audit::replay(shrunk).has_value()) << cx.trace;
