@@ -154,6 +154,45 @@ TEST(PackedTable, SwarFindAgreesWithReferenceForEveryShape) {
   }
 }
 
+// The compiled probe (contains_fixed, used by contains() for the common shapes) must
+// answer as the per-slot loop does, also when the bytes after the bucket (the next
+// bucket, or the padding after the last one) hold matching or empty fields.
+template <unsigned kBits, unsigned kSlots>
+void expect_fixed_probe_matches_reference(Rng& rng, std::uint64_t seed) {
+  SCOPED_TRACE(::testing::Message() << "seed=" << seed << " f=" << kBits << " b=" << kSlots);
+  constexpr std::uint32_t kBuckets = 16;
+  constexpr int kRounds = 40;
+  PackedTable table(kBuckets, kSlots, kBits);
+  const auto mask = static_cast<std::uint32_t>(fingerprint_mask(kBits));
+  const std::uint32_t high = std::uint32_t{1} << (kBits - 1);
+  for (int round = 0; round < kRounds; ++round) {
+    const auto r = static_cast<std::uint32_t>(rng.next() & mask);
+    const std::array<std::uint32_t, 10> alphabet = {0, 1, 2, mask, mask - 1, high, high + 1,
+                                                    high - 1, r, r ^ 1U};
+    for (std::uint32_t i = 0; i < kBuckets; ++i) {
+      for (unsigned s = 0; s < kSlots; ++s) table.set(i, s, alphabet[rng.below(alphabet.size())]);
+    }
+    for (std::uint32_t i = 0; i < kBuckets; ++i) {
+      for (std::uint32_t q : alphabet) {
+        ASSERT_EQ((table.contains_fixed<kBits, kSlots>(i, q)), table.find_reference(i, q) != PackedTable::kNoSlot)
+            << "round " << round << " bucket " << i << " query " << q;
+      }
+    }
+  }
+}
+
+TEST(PackedTable, FixedProbeAgreesWithReferenceForCompiledShapes) {
+  const std::uint64_t seed = 0x5eed0003;
+  Rng rng(seed);
+  static_assert(PackedTable::is_fixed_shape(12, 4) && !PackedTable::is_fixed_shape(13, 4));
+  expect_fixed_probe_matches_reference<8, 2>(rng, seed);
+  expect_fixed_probe_matches_reference<12, 2>(rng, seed);
+  expect_fixed_probe_matches_reference<16, 2>(rng, seed);
+  expect_fixed_probe_matches_reference<8, 4>(rng, seed);
+  expect_fixed_probe_matches_reference<12, 4>(rng, seed);
+  expect_fixed_probe_matches_reference<16, 4>(rng, seed);
+}
+
 // ---------------------------------------------------------------------------------------
 // Configuration
 

@@ -32,15 +32,20 @@
 // slot (PackedTable::scan). If it has an empty slot and copies + stash_size < b, the
 // item is below max_copies however many copies i2 holds (at most b), so steps (1) and
 // (2) below would store it in that slot: it is stored there without reading i2, the
-// only cache miss of most inserts below full load. Otherwise the steps run in full.
+// only cache miss of most inserts below full load. i2 is prefetched before i1 is read,
+// so that when i1 is full its miss has overlapped i1's. Otherwise the steps run in full.
 // (1) If the candidate buckets and the stash already hold max_copies (2b; b
 // when i1 == i2) copies of fp for this bucket pair: kDuplicateLimit, nothing changed.
 // (2) An empty slot in i1, else in i2: stored. (3) If the stash is full: kFull,
-// nothing changed. (4) Random-walk kick-out (out of line): pick i1 or i2 at random,
-// swap fp with a random slot's fingerprint, move the evicted fingerprint to its
-// alternate bucket, repeat up to max_kicks evictions. If a fingerprint is still homeless
-// after max_kicks, it (the last evicted one, usually not the new item) goes to the
-// stash together with its two buckets, and the insert still returns kInserted. So a
+// nothing changed. (4) Kick-out with one-level look-ahead (out of line): pick i1 or i2
+// at random; then, at each step, for the full bucket fp wants, compute and prefetch the
+// alternate bucket of every resident (their misses overlap, where a plain random walk
+// pays one dependent miss per eviction). If some resident's alternate has an empty slot,
+// the first such resident moves there and fp takes its slot: done. Otherwise fp swaps
+// with a random resident, which becomes the homeless fingerprint at its (full)
+// alternate. Each move or swap is one kick; at most max_kicks. If a fingerprint is still
+// homeless after max_kicks, it (the last evicted one, usually not the new item) goes to
+// the stash together with its two buckets, and the insert still returns kInserted. So a
 // kick-out never loses an item (claim C6): every fingerprint is always in one of its
 // buckets or in the stash.
 //
@@ -50,6 +55,14 @@
 // what bounds one-key-at-a-time lookup in a table larger than the cache. The probe is
 // holds_fingerprint(), the same code contains() runs, so answers are identical (stash
 // included).
+//
+// Compiled probes. f and b are runtime values, but for the common shapes (f in {8, 12,
+// 16}, b in {2, 4}) a bucket is whole bytes within one 64-bit word, and contains(),
+// contains_many() and contains_many_hash() dispatch once per call (with_probe) to
+// PackedTable::contains_fixed<f, b>: one load at a byte offset and the SWAR test with
+// constant masks, both buckets tested without a branch between them. Every other shape
+// takes the runtime-mask path. The answer is the same either way (tested against the
+// per-slot reference); hashing, placement and the stash check are shared code.
 //
 // Stash. kStashSlots entries of (fingerprint, bucket1, bucket2). contains() consults it
 // after both buckets, behind one "stash empty" branch; erase() removes from it when
@@ -311,13 +324,18 @@ class BasicCuckooFilter {
     requires HasherFor<Hasher, Key>
   void contains_many(std::span<const Key> keys, std::span<bool> results) const {
     require_result_room(keys.size(), results.size());
-    std::array<Placement, kBatchGroup> group;
-    // Bound: keys.size() / kBatchGroup + 1 groups of at most kBatchGroup keys.
-    for (std::size_t start = 0; start < keys.size(); start += kBatchGroup) {
-      const std::size_t count = std::min(kBatchGroup, keys.size() - start);
-      for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hash_of(keys[start + k]));
-      for (std::size_t k = 0; k < count; ++k) results[start + k] = holds_fingerprint(group[k]);
-    }
+    // One shape dispatch for the whole batch (see with_probe).
+    with_probe([&](auto probe) {
+      std::array<Placement, kBatchGroup> group;
+      // Bound: keys.size() / kBatchGroup + 1 groups of at most kBatchGroup keys.
+      for (std::size_t start = 0; start < keys.size(); start += kBatchGroup) {
+        const std::size_t count = std::min(kBatchGroup, keys.size() - start);
+        for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hash_of(keys[start + k]));
+        for (std::size_t k = 0; k < count; ++k) {
+          results[start + k] = holds_fingerprint(group[k], probe);
+        }
+      }
+    });
   }
 
   // contains_many() for precomputed hashes: results[i] = contains_hash(hashes[i]).
@@ -325,13 +343,18 @@ class BasicCuckooFilter {
   // REQUIRES: results.size() >= hashes.size(); results does not overlap hashes.
   void contains_many_hash(std::span<const std::uint64_t> hashes, std::span<bool> results) const {
     require_result_room(hashes.size(), results.size());
-    std::array<Placement, kBatchGroup> group;
-    // Bound: hashes.size() / kBatchGroup + 1 groups of at most kBatchGroup hashes.
-    for (std::size_t start = 0; start < hashes.size(); start += kBatchGroup) {
-      const std::size_t count = std::min(kBatchGroup, hashes.size() - start);
-      for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hashes[start + k]);
-      for (std::size_t k = 0; k < count; ++k) results[start + k] = holds_fingerprint(group[k]);
-    }
+    // One shape dispatch for the whole batch (see with_probe).
+    with_probe([&](auto probe) {
+      std::array<Placement, kBatchGroup> group;
+      // Bound: hashes.size() / kBatchGroup + 1 groups of at most kBatchGroup hashes.
+      for (std::size_t start = 0; start < hashes.size(); start += kBatchGroup) {
+        const std::size_t count = std::min(kBatchGroup, hashes.size() - start);
+        for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hashes[start + k]);
+        for (std::size_t k = 0; k < count; ++k) {
+          results[start + k] = holds_fingerprint(group[k], probe);
+        }
+      }
+    });
   }
 
   // Removes one copy of key's fingerprint from its buckets or the stash. Returns false
@@ -355,6 +378,7 @@ class BasicCuckooFilter {
 
   InsertResult insert_hash(std::uint64_t h) {
     const Placement p = placement_of_hash(h);
+    table_.prefetch(p.bucket2);
     // Fast path (see "Insert" in the design comment): bucket1 has a free slot and so few
     // copies that the item is below its copy limit whatever bucket2 holds; bucket2 is
     // then not read at all.
@@ -369,7 +393,9 @@ class BasicCuckooFilter {
     return insert_checked(p);
   }
 
-  bool contains_hash(std::uint64_t h) const noexcept { return holds_fingerprint(placement_of_hash(h)); }
+  bool contains_hash(std::uint64_t h) const noexcept {
+    return with_probe([&](auto probe) { return holds_fingerprint(placement_of_hash(h), probe); });
+  }
 
   bool erase_hash(std::uint64_t h) {
     const Placement p = placement_of_hash(h);
@@ -431,7 +457,7 @@ class BasicCuckooFilter {
 
   // ---- Introspection, public for the verification suite (model checks, audit, fuzz).
 
-  Placement placement_of_hash(std::uint64_t h) const noexcept {
+  [[gnu::always_inline]] Placement placement_of_hash(std::uint64_t h) const noexcept {
     const auto i1 = detail::reduce32(static_cast<std::uint32_t>(h >> 32), bucket_count());
     auto fp = static_cast<std::uint32_t>(h & fp_mask_);
     if (fp == 0) fp = 1;
@@ -631,7 +657,8 @@ class BasicCuckooFilter {
         seed_(seed ? *seed : random_seed()),
         table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits, huge_pages),
         fp_mask_(fingerprint_mask(shape.fingerprint_bits)),
-        max_kicks_(shape.max_kicks) {}
+        max_kicks_(shape.max_kicks),
+        probe_shape_(probe_shape_for(shape.fingerprint_bits, shape.slots_per_bucket)) {}
 
   static constexpr std::uint64_t fingerprint_mask(unsigned bits) noexcept {
     return (std::uint64_t{1} << bits) - 1;
@@ -663,13 +690,70 @@ class BasicCuckooFilter {
     return p;
   }
 
-  // The lookup hot path: both buckets (SWAR), then the stash if it is not empty.
-  bool holds_fingerprint(const Placement& p) const noexcept {
-    if (table_.contains(p.bucket1, p.fingerprint) || table_.contains(p.bucket2, p.fingerprint)) {
-      return true;
+  // Bucket probes for holds_fingerprint(): the runtime-shape SWAR test, and the same test
+  // compiled for one shape (PackedTable::contains_fixed). Same answer for every bucket.
+  // kBranchFree: cheap enough to probe both buckets without a branch between them.
+  struct GenericProbe {
+    static constexpr bool kBranchFree = false;  // a loop over chunks: skip bucket2 on a hit
+    const detail::PackedTable* table;
+    bool operator()(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+      return table->contains(bucket, fp);
     }
+  };
+  template <unsigned kBits, unsigned kSlots>
+  struct FixedProbe {
+    static constexpr bool kBranchFree = true;  // one load and four operations
+    const detail::PackedTable* table;
+    bool operator()(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+      return table->contains_fixed<kBits, kSlots>(bucket, fp);
+    }
+  };
+
+  // The compiled shapes: the common ones (f in {8, 12, 16}, b in {2, 4}); every other
+  // shape takes kGeneric. Chosen once from the table's shape at construction.
+  enum class ProbeShape : std::uint8_t { kGeneric, kF8B2, kF12B2, kF16B2, kF8B4, kF12B4, kF16B4 };
+
+  static ProbeShape probe_shape_for(unsigned bits, unsigned slots) noexcept {
+    if (slots == 2 || slots == 4) {
+      const bool four = slots == 4;
+      switch (bits) {
+        case 8: return four ? ProbeShape::kF8B4 : ProbeShape::kF8B2;
+        case 12: return four ? ProbeShape::kF12B4 : ProbeShape::kF12B2;
+        case 16: return four ? ProbeShape::kF16B4 : ProbeShape::kF16B2;
+        default: break;
+      }
+    }
+    return ProbeShape::kGeneric;
+  }
+
+  // Calls body(probe) with the probe of this filter's shape and returns its result. One
+  // switch per call, the same branch every time, so a batch pays for it once.
+  template <class Body>
+  decltype(auto) with_probe(Body&& body) const {
+    switch (probe_shape_) {
+      case ProbeShape::kF8B2: return body(FixedProbe<8, 2>{&table_});
+      case ProbeShape::kF12B2: return body(FixedProbe<12, 2>{&table_});
+      case ProbeShape::kF16B2: return body(FixedProbe<16, 2>{&table_});
+      case ProbeShape::kF8B4: return body(FixedProbe<8, 4>{&table_});
+      case ProbeShape::kF12B4: return body(FixedProbe<12, 4>{&table_});
+      case ProbeShape::kF16B4: return body(FixedProbe<16, 4>{&table_});
+      case ProbeShape::kGeneric: break;
+    }
+    return body(GenericProbe{&table_});
+  }
+
+  // The lookup hot path: both buckets, then the stash if it is not empty.
+  template <class Probe>
+  bool holds_fingerprint(const Placement& p, Probe probe) const noexcept {
+    const bool in_buckets = Probe::kBranchFree
+                                ? probe(p.bucket1, p.fingerprint) | probe(p.bucket2, p.fingerprint)
+                                : probe(p.bucket1, p.fingerprint) || probe(p.bucket2, p.fingerprint);
+    if (in_buckets) return true;
     if (stash_size_ == 0) [[likely]] return false;
     return stash_find(p) != kNotInStash;
+  }
+  bool holds_fingerprint(const Placement& p) const noexcept {
+    return holds_fingerprint(p, GenericProbe{&table_});
   }
 
   // The first stash entry holding p's fingerprint for p's bucket pair, or kNotInStash.
@@ -744,18 +828,35 @@ class BasicCuckooFilter {
     std::uint32_t bucket = rng.below(2) == 0 ? p.bucket1 : p.bucket2;
     std::uint64_t kicks = 0;
     bool placed = false;
+    // Invariant at the top of each step: `bucket` is full and fp (homeless) belongs to it.
+    std::array<std::uint32_t, detail::PackedTable::kMaxSlots> residents{};
+    std::array<std::uint32_t, detail::PackedTable::kMaxSlots> alternates{};
     while (kicks < max_kicks_) {  // bound: max_kicks_ <= CuckooFilterConfig::kMaxKicksLimit
-      const auto slot = static_cast<unsigned>(rng.below(table_.slots()));
-      const std::uint32_t victim = table_.get(bucket, slot);
-      assert(victim != 0);  // the walk only evicts from full buckets
-      table_.set(bucket, slot, fp);
-      fp = victim;
-      bucket = alt_bucket(bucket, fp);
-      ++kicks;
-      if (table_.try_place(bucket, fp)) {
-        placed = true;
-        break;
+      // Look-ahead: the alternates of all residents, prefetched together so that their
+      // misses overlap instead of one per evicted fingerprint.
+      const unsigned slots = table_.slots();
+      for (unsigned s = 0; s < slots; ++s) {  // bound: slots <= PackedTable::kMaxSlots
+        residents[s] = table_.get(bucket, s);
+        assert(residents[s] != 0);  // the walk only evicts from full buckets
+        alternates[s] = alt_bucket(bucket, residents[s]);
+        table_.prefetch(alternates[s]);
       }
+      // A resident whose alternate has room moves there and fp takes its slot: one move.
+      for (unsigned s = 0; s < slots; ++s) {  // bound: slots <= PackedTable::kMaxSlots
+        if (table_.try_place(alternates[s], residents[s])) {
+          table_.set(bucket, s, fp);
+          ++kicks;
+          placed = true;
+          break;
+        }
+      }
+      if (placed) break;
+      // No alternate has room: evict a random resident to its (full) alternate.
+      const auto slot = static_cast<unsigned>(rng.below(slots));
+      table_.set(bucket, slot, fp);
+      fp = residents[slot];
+      bucket = alternates[slot];
+      ++kicks;
     }
     stats_.kicks += kicks;
     stats_.max_kicks_in_insert = std::max(stats_.max_kicks_in_insert, kicks);
@@ -773,6 +874,7 @@ class BasicCuckooFilter {
   detail::PackedTable table_;
   std::uint64_t fp_mask_;
   unsigned max_kicks_;
+  ProbeShape probe_shape_;
   std::uint64_t size_ = 0;
   std::array<Placement, kStashSlots> stash_{};
   unsigned stash_size_ = 0;

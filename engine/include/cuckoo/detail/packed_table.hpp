@@ -135,6 +135,30 @@ class PackedTable {
     return kNoSlot;
   }
 
+  // Whether contains_fixed<bits, slots>() serves a shape: a bucket is whole bytes and at
+  // most one 64-bit word (f in {8, 12, 16} with b in {2, 4}, among others), so it starts
+  // at a byte offset and is one load with no shift and no ninth byte.
+  static constexpr bool is_fixed_shape(unsigned bits, unsigned slots) noexcept {
+    return bits >= kMinBits && bits <= kMaxBits && slots >= 1 && slots <= kMaxSlots &&
+           bits * slots <= 64 && (bits * slots) % 8 == 0;
+  }
+
+  // contains(bucket, fp) for a shape known at compile time: the same SWAR test with the
+  // masks as constants. The load also reads the bytes after the bucket (the next bucket
+  // or padding); they need no masking, as borrows of v - lo only run upward, out of the
+  // bucket, and z keeps only the bucket's high bits.
+  // REQUIRES: bits() == kBits, slots() == kSlots, bucket < bucket_count(), fp < 2^kBits.
+  template <unsigned kBits, unsigned kSlots>
+    requires(is_fixed_shape(kBits, kSlots))
+  bool contains_fixed(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    assert(bits_ == kBits && slots_ == kSlots && bucket < bucket_count_);
+    constexpr Chunk kChunk = make_chunk(kSlots, kBits);
+    constexpr std::size_t kBucketBytes = kBits * kSlots / 8;
+    const std::uint64_t w = load_le64(bytes_.data() + std::size_t{bucket} * kBucketBytes);
+    const std::uint64_t v = w ^ (fp * kChunk.lo);
+    return ((v - kChunk.lo) & ~v & kChunk.hi) != 0;
+  }
+
   // Hints the cache to load bucket `bucket` (its first and last byte, as a bucket may
   // straddle two cache lines). No effect on the contents. REQUIRES: bucket < bucket_count().
   void prefetch(std::uint32_t bucket) const noexcept {
@@ -285,7 +309,7 @@ class PackedTable {
     return ~(((v & low) + low) | v | low) & chunk.hi;
   }
 
-  static Chunk make_chunk(unsigned slots, unsigned bits) noexcept {
+  static constexpr Chunk make_chunk(unsigned slots, unsigned bits) noexcept {
     Chunk c;
     for (unsigned s = 0; s < slots; ++s) {
       c.lo |= std::uint64_t{1} << (s * bits);
