@@ -163,7 +163,8 @@ void expect_all_linearizable(const std::string& what, std::uint64_t base_seed, i
                              const OpMix& mix = OpMix::map()) {
   Totals local;
   Totals& totals = totals_out != nullptr ? *totals_out : local;
-  for (const std::uint64_t seed : history_seeds(base_seed, histories)) {
+  const std::uint64_t concurrent_before = totals.concurrent;
+  auto run_one = [&](std::uint64_t seed) {
     auto map = make(seed);
     const std::uint32_t initial_buckets = map->bucket_count();
     const CheckedHistory h =
@@ -175,13 +176,32 @@ void expect_all_linearizable(const std::string& what, std::uint64_t base_seed, i
     EXPECT_FALSE(result.undecided()) << reproduce_hint(run) << result.describe();
     ASSERT_FALSE(result.not_linearizable()) << what << "\n" << reproduce_hint(run) << result.describe();
     ASSERT_EQ(map->check_invariants(), "") << what << "\n" << reproduce_hint(run);
+  };
+  const std::vector<std::uint64_t> seeds = history_seeds(base_seed, histories);
+  for (const std::uint64_t seed : seeds) {
+    run_one(seed);
+    if (testing::Test::HasFatalFailure()) return;
+  }
+  // The runs must exercise concurrency for the verdict to mean anything: at least a tenth
+  // of `histories` must have overlapping ops on a key. On two quiet cores the striped
+  // map's calls of a few hundred nanoseconds overlap in a quarter to a half of the
+  // histories (the coarse map's, which yield first, in nearly all); when the machine is
+  // oversubscribed they overlap less often, so more histories (further seeds, each one
+  // checked like the others) are run until enough overlap, up to kMaxExtraFactor times
+  // as many. The bound itself does not move. A forced single seed skips this.
+  constexpr int kMaxExtraFactor = 4;
+  const std::uint64_t wanted = static_cast<std::uint64_t>(histories + 9) / 10;
+  if (seeds.size() > 1) {
+    for (int i = 0; i < histories * kMaxExtraFactor && totals.concurrent - concurrent_before < wanted;
+         ++i) {
+      run_one(base_seed + static_cast<std::uint64_t>(histories + i));
+      if (testing::Test::HasFatalFailure()) return;
+    }
   }
   totals.print(what);
-  // The runs must exercise concurrency for the verdict to mean anything. A loose bound:
-  // on two loaded shared cores the striped map's calls of a few hundred nanoseconds
-  // overlap on a key in a quarter to a half of the histories (the coarse map's, which
-  // yield first, in nearly all).
-  EXPECT_GE(totals.concurrent * 10, totals.histories) << "too few histories overlap on a key";
+  if (seeds.size() > 1) {
+    EXPECT_GE(totals.concurrent - concurrent_before, wanted) << "too few histories overlap on a key";
+  }
 }
 
 CuckooMapConfig config_of(std::uint64_t seed, std::size_t initial_capacity,
