@@ -745,9 +745,13 @@ class BasicCuckooFilter {
   // The lookup hot path: both buckets, then the stash if it is not empty.
   template <class Probe>
   bool holds_fingerprint(const Placement& p, Probe probe) const noexcept {
-    const bool in_buckets = Probe::kBranchFree
-                                ? probe(p.bucket1, p.fingerprint) | probe(p.bucket2, p.fingerprint)
-                                : probe(p.bucket1, p.fingerprint) || probe(p.bucket2, p.fingerprint);
+    // Branch-free probes test both buckets and combine the answers without a branch
+    // (as integers: clang warns on | between bools).
+    const bool in_buckets =
+        Probe::kBranchFree
+            ? (static_cast<unsigned>(probe(p.bucket1, p.fingerprint)) |
+               static_cast<unsigned>(probe(p.bucket2, p.fingerprint))) != 0
+            : probe(p.bucket1, p.fingerprint) || probe(p.bucket2, p.fingerprint);
     if (in_buckets) return true;
     if (stash_size_ == 0) [[likely]] return false;
     return stash_find(p) != kNotInStash;
