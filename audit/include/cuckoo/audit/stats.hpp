@@ -120,6 +120,24 @@ inline double sum_down(std::uint64_t n, std::uint64_t k, double p) {
   return std::min(sum, 1.0);
 }
 
+// The smallest c in [0, n] with tail(n, c + 1) <= alpha, for a tail that is
+// non-increasing in c (the exact binomial tail and its Chernoff bound both are): bisection
+// on [lo, hi] with the answer in it.
+template <class Tail>
+std::uint64_t smallest_count_with_tail_at_most(std::uint64_t n, double alpha, Tail tail) {
+  std::uint64_t lo = 0;
+  std::uint64_t hi = n;
+  while (lo < hi) {  // bound: log2(n) + 1 steps
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (tail(n, mid + 1) <= alpha) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
 }  // namespace stats_detail
 
 // P(X >= k) for X ~ Binomial(n, p), exactly (to about 1e-8 relative; see above).
@@ -152,18 +170,8 @@ inline std::uint64_t binomial_max_count(std::uint64_t n, double p, double alpha 
   p = stats_detail::clamp_probability(p);
   if (p == 0.0) return 0;
   if (p == 1.0) return n;
-  // P(X >= c + 1) is non-increasing in c; bisect on [lo, hi] with the answer in it.
-  std::uint64_t lo = 0;
-  std::uint64_t hi = n;
-  while (lo < hi) {  // bound: log2(n) + 1 steps
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (binomial_upper_tail(n, mid + 1, p) <= alpha) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return lo;
+  return stats_detail::smallest_count_with_tail_at_most(
+      n, alpha, [p](std::uint64_t n_, std::uint64_t k) { return binomial_upper_tail(n_, k, p); });
 }
 
 // The smallest count a correct implementation (true rate >= p) may produce: the largest
@@ -235,17 +243,8 @@ inline std::uint64_t chernoff_max_count(std::uint64_t n, double p, double alpha 
   p = stats_detail::clamp_probability(p);
   if (p == 0.0) return 0;
   if (p == 1.0) return n;
-  std::uint64_t lo = 0;
-  std::uint64_t hi = n;
-  while (lo < hi) {  // bound: log2(n) + 1 steps
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (chernoff_upper_tail(n, mid + 1, p) <= alpha) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return lo;
+  return stats_detail::smallest_count_with_tail_at_most(
+      n, alpha, [p](std::uint64_t n_, std::uint64_t k) { return chernoff_upper_tail(n_, k, p); });
 }
 
 // Normal approximation with continuity correction to P(X >= k). Informational only (see
