@@ -10,6 +10,8 @@
 // half-built object.
 #pragma once
 
+#include "detail/platform.hpp"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>

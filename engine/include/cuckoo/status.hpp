@@ -3,6 +3,8 @@
 // serialized bytes (DeserializeError), see error.hpp.
 #pragma once
 
+#include "detail/platform.hpp"
+
 #include <cstdint>
 #include <string_view>
 
