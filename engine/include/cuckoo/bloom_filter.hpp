@@ -279,7 +279,7 @@ class BasicBloomFilter {
 
   template <class Key>
   std::uint64_t hash(const Key& key) const noexcept {
-    return static_cast<std::uint64_t>(hasher_(key, seed_));
+    return seeded_hash(hasher_, key, seed_);
   }
 
   std::uint64_t set_bits() const noexcept {

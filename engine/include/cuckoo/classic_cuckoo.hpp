@@ -356,7 +356,7 @@ class ClassicCuckoo {
   // ---- hashing ------------------------------------------------------------------------
 
   std::uint64_t hash(const K& key) const noexcept {
-    return static_cast<std::uint64_t>(hash_(key, seed_));
+    return seeded_hash(hash_, key, seed_);
   }
   static constexpr std::uint32_t pos0(std::uint64_t h, std::uint32_t n) noexcept {
     return detail::reduce32(static_cast<std::uint32_t>(h >> 32), n);
@@ -543,7 +543,7 @@ class ClassicCuckoo {
     sources.push_back(&extra);
     std::vector<std::array<std::uint32_t, kTables>> candidates(items);
     for (std::size_t id = 0; id < items; ++id) {
-      const std::uint64_t h = static_cast<std::uint64_t>(hash_(sources[id]->key, seed));
+      const std::uint64_t h = seeded_hash(hash_, sources[id]->key, seed);
       candidates[id] = {pos0(h, size), pos1(h, size)};
     }
     std::array<std::vector<std::uint32_t>, kTables> plan;

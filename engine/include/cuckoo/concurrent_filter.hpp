@@ -383,7 +383,7 @@ class BasicStripedConcurrentFilter {
   template <class Key>
     requires HasherFor<Hasher, Key>
   std::uint64_t hash_of(const Key& key) const {
-    return static_cast<std::uint64_t>(hasher_(key, seed_));
+    return seeded_hash(hasher_, key, seed_);
   }
   template <class Key>
     requires HasherFor<Hasher, Key>

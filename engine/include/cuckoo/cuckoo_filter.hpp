@@ -370,7 +370,7 @@ class BasicCuckooFilter {
   template <class Key>
     requires HasherFor<Hasher, Key>
   std::uint64_t hash_of(const Key& key) const {
-    return static_cast<std::uint64_t>(hasher_(key, seed_));
+    return seeded_hash(hasher_, key, seed_);
   }
 
   // ---- Hash-level operations: the same as the key-level ones for a key whose hash is h.

@@ -2,12 +2,24 @@
 //
 // Each key is hashed once to 64 bits by a Hasher, with the engine's seed; every engine
 // derives its bucket indices and fingerprints from that one value (each engine's header
-// documents how). A Hasher is any copyable callable
-//     std::uint64_t operator()(const Key& key, std::uint64_t seed) const
-// for the key types it is used with. DefaultHasher takes integers (a strong 64-bit
-// mixer) and byte strings (XXH3). Tests inject their own Hasher to place keys in chosen
-// buckets.
+// documents how). A Hasher is any copyable callable of one of two shapes, for the key
+// types it is used with:
+//     std::uint64_t operator()(const Key& key, std::uint64_t seed) const   (seeded)
+//     std::size_t   operator()(const Key& key) const                       (standard)
+// The standard shape is std::hash<Key>'s and absl::Hash<Key>'s: the engine mixes its
+// seed into the result, seeded_hash(h, key, seed) = mix64(mix64(h(key) ^ seed) + c),
+// a bijection of h(key) for each seed, so two keys collide in 64 bits exactly when the
+// standard hasher collides, and the engines' bucket and fingerprint bits are
+// full-avalanche even where h is the identity (std::hash of an integer on libstdc++).
+// seeded_hash() is the one place that rule lives; every engine calls it.
+// DefaultHasher takes integers and enums (a strong 64-bit mixer) and byte strings
+// (XXH3), and is transparent: std::string, std::string_view and const char* hash
+// equal, so a map with DefaultHasher and std::equal_to<> looks up a std::string key by
+// std::string_view without building a string. Tests inject their own Hasher to place
+// keys in chosen buckets.
 #pragma once
+
+#include "detail/platform.hpp"
 
 #include <concepts>
 #include <cstddef>
@@ -15,11 +27,18 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL
-#endif
+// xxHash in its header-only mode, with the macro taken back afterwards so that it does
+// not leak into the user's code (xxhash.h's inline mode renames its symbols, so a later
+// ordinary #include <xxhash.h> by the user still works).
+#ifdef XXH_INLINE_ALL
 #include <xxhash.h>
+#else
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#undef XXH_INLINE_ALL
+#endif
 
 namespace cuckoo {
 
@@ -50,11 +69,19 @@ constexpr std::uint64_t reduce64(std::uint64_t hash, std::uint64_t n) noexcept {
 }  // namespace detail
 
 struct DefaultHasher {
+  // Heterogeneous lookup: the string overloads hash equal strings equally.
+  using is_transparent = void;
+
   template <std::integral T>
   constexpr std::uint64_t operator()(T key, std::uint64_t seed) const noexcept {
     // Two rounds so that keys differing only in the seed's low bits still spread.
     return detail::mix64(detail::mix64(static_cast<std::uint64_t>(key) ^ seed) +
                          0x9e3779b97f4a7c15ULL);
+  }
+  template <class T>
+    requires std::is_enum_v<T>
+  constexpr std::uint64_t operator()(T key, std::uint64_t seed) const noexcept {
+    return (*this)(static_cast<std::underlying_type_t<T>>(key), seed);
   }
   std::uint64_t operator()(std::string_view key, std::uint64_t seed) const noexcept {
     return XXH3_64bits_withSeed(key.data(), key.size(), seed);
@@ -67,10 +94,42 @@ struct DefaultHasher {
   }
 };
 
+// A hasher of the seeded shape for Key.
 template <class H, class Key>
-concept HasherFor = std::copy_constructible<H> && requires(const H& h, const Key& k) {
+concept SeededHasherFor = requires(const H& h, const Key& k) {
   { h(k, std::uint64_t{0}) } -> std::convertible_to<std::uint64_t>;
 };
+// A hasher of the standard shape (std::hash, absl::Hash) for Key.
+template <class H, class Key>
+concept StandardHasherFor = requires(const H& h, const Key& k) {
+  { h(k) } -> std::convertible_to<std::size_t>;
+};
+
+template <class H, class Key>
+concept HasherFor =
+    std::copy_constructible<H> && (SeededHasherFor<H, Key> || StandardHasherFor<H, Key>);
+
+// Whether H and Eq both declare is_transparent: then lookups take any key type they
+// accept (abseil's and the standard containers' rule).
+template <class H, class Eq>
+concept TransparentPair = requires {
+  typename H::is_transparent;
+  typename Eq::is_transparent;
+};
+
+// The 64-bit hash of key under seed: h(key, seed) for a seeded hasher; for a standard
+// one, its result with the seed mixed in (see the top of this file). The seeded shape
+// wins when a hasher offers both. Hashers must not throw (every engine REQUIRES it).
+template <class H, class Key>
+  requires SeededHasherFor<H, Key> || StandardHasherFor<H, Key>
+constexpr std::uint64_t seeded_hash(const H& h, const Key& key, std::uint64_t seed) noexcept {
+  if constexpr (SeededHasherFor<H, Key>) {
+    return static_cast<std::uint64_t>(h(key, seed));
+  } else {
+    return detail::mix64(detail::mix64(static_cast<std::uint64_t>(h(key)) ^ seed) +
+                         0x9e3779b97f4a7c15ULL);
+  }
+}
 
 // A fresh seed from the operating system's entropy source; engines call this when the
 // configuration names no seed. The seed is readable (seed()) and serialized so that any

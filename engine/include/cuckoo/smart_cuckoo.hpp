@@ -379,7 +379,7 @@ class SmartCuckoo {
 
   // The key's two vertices (T0[p0], T1[p1]); the one hash of the design comment.
   std::pair<Vertex, Vertex> vertices_for(const K& key) const {
-    const auto h = static_cast<std::uint64_t>(hasher_(key, seed_));
+    const auto h = seeded_hash(hasher_, key, seed_);
     const auto n = static_cast<std::uint32_t>(n_);
     const Vertex p0 = detail::reduce32(static_cast<std::uint32_t>(h >> 32), n);
     const Vertex p1 = detail::reduce32(static_cast<std::uint32_t>(detail::mix64(h)), n);
