@@ -73,6 +73,7 @@
 #include <new>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -88,6 +89,21 @@
 #include "status.hpp"
 
 namespace cuckoo {
+
+namespace detail {
+// abseil's key_arg rule: heterogeneous lookup takes the caller's key type only when
+// the hasher and the equality are both transparent.
+template <bool Transparent>
+struct KeyArg {
+  template <class Q, class Key>
+  using type = Q;
+};
+template <>
+struct KeyArg<false> {
+  template <class Q, class Key>
+  using type = Key;
+};
+}  // namespace detail
 
 struct CuckooMapConfig {
   // Default growth limit: 2^30 slots (24 GiB of uint64 -> uint64 slots). Raise it
@@ -134,11 +150,24 @@ struct CuckooMapStats {
 };
 
 // REQUIRES of the type parameters: K and V are nothrow move constructible; Hasher is a
-// full-avalanche 64-bit hash (both 32-bit halves are used as independent bucket
-// hashes: std::hash of an integer, the identity on libstdc++, is NOT suitable) and,
-// like KeyEqual, does not throw; equal keys hash equal.
+// seeded full-avalanche 64-bit hash (both 32-bit halves are used as independent bucket
+// hashes) or a standard hasher such as std::hash<K> or absl::Hash<K>, whose result the
+// map mixes with its seed (hash.hpp, seeded_hash); Hasher and KeyEqual do not throw;
+// equal keys hash equal. Allocator provides the slot array's memory (rebound to 64-byte
+// cache lines); propagation follows std::allocator_traits: copy construction uses
+// select_on_container_copy_construction, copy and move assignment and swap propagate the
+// allocator when propagate_on_container_* says so (a move assignment between unequal,
+// non-propagating allocators moves the items one by one). The path search's and the
+// rebuild's scratch memory comes from std::allocator. huge_pages works with
+// std::allocator only (see detail/aligned_buffer.hpp).
+//
+// Heterogeneous lookup: when Hasher and KeyEqual both declare is_transparent (as
+// DefaultHasher and std::equal_to<> do), find, contains, count, at and erase take any
+// key type Q that both accept, e.g. find(std::string_view) on a std::string map, without
+// constructing a K. Such a Q must hash like the K it equals.
 template <class K, class V, unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
-          class KeyEqual = std::equal_to<K>>
+          class KeyEqual = std::equal_to<K>,
+          class Allocator = std::allocator<std::pair<const K, V>>>
   requires HasherFor<Hasher, K>
 class CuckooMap {
   static_assert(SlotsPerBucket == 1 || SlotsPerBucket == 2 || SlotsPerBucket == 4 ||
@@ -158,6 +187,7 @@ class CuckooMap {
   using size_type = std::size_t;
   using hasher = Hasher;
   using key_equal = KeyEqual;
+  using allocator_type = Allocator;
 
   static constexpr unsigned kSlotsPerBucket = SlotsPerBucket;
   // Items that fit nowhere in the table; searched by find / erase / insert.
@@ -190,12 +220,69 @@ class CuckooMap {
   static constexpr std::size_t kMinTableBudget = std::size_t{1} << 20;
 
  private:
-  using Slots = detail::MapSlots<K, V, SlotsPerBucket, kStashSlots>;
+  using Slots = detail::MapSlots<K, V, SlotsPerBucket, kStashSlots, Allocator>;
+  using AllocTraits = std::allocator_traits<Allocator>;
+  // The key parameter of lookups: any Q when the hasher and the equality are transparent
+  // (deduced), else K (Q is then not deduced, so arguments convert to K as usual).
+  template <class Q>
+  using key_arg = typename detail::KeyArg<TransparentPair<Hasher, KeyEqual>>::template type<Q, K>;
 
  public:
-  // A forward iterator over the items, table slots in bucket order first, then the
-  // stash. Items are read-only through it (a key must not change in place); change a
-  // value through find().
+  // Forward iterators over the items, table slots in bucket order first, then the
+  // stash. const_iterator gives `const std::pair<K, V>&`. iterator gives a reference
+  // object whose `first` is `const K&` and `second` is `V&`: values can be changed in
+  // place, keys cannot (a key's slot depends on its hash). Bind it by value or by
+  // forwarding reference: `for (auto [k, v] : map) v += 1;` or
+  // `for (auto&& [k, v] : map)`; `it->second = x` works too.
+  class const_iterator;
+  struct reference_proxy {
+    const K& first;
+    V& second;
+  };
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = std::pair<K, V>;
+    using difference_type = std::ptrdiff_t;
+    using reference = reference_proxy;
+    // What operator-> returns: holds the reference object.
+    struct pointer {
+      reference_proxy ref;
+      const reference_proxy* operator->() const noexcept { return &ref; }
+    };
+
+    iterator() = default;
+    reference operator*() const {
+      value_type& item = slots_->item(pos_);
+      return reference{item.first, item.second};
+    }
+    pointer operator->() const { return pointer{**this}; }
+    iterator& operator++() {
+      ++pos_;
+      skip_empty();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
+    friend bool operator==(const iterator& a, const iterator& b) {
+      return a.slots_ == b.slots_ && a.pos_ == b.pos_;
+    }
+
+   private:
+    friend class CuckooMap;
+    friend class const_iterator;
+    iterator(Slots* slots, std::size_t pos) : slots_(slots), pos_(pos) { skip_empty(); }
+    void skip_empty() {
+      // Bounded by slots_->size().
+      while (pos_ != slots_->size() && !slots_->occupied(pos_)) ++pos_;
+    }
+    Slots* slots_ = nullptr;
+    std::size_t pos_ = 0;
+  };
+
   class const_iterator {
    public:
     using iterator_category = std::forward_iterator_tag;
@@ -205,6 +292,8 @@ class CuckooMap {
     using reference = const value_type&;
 
     const_iterator() = default;
+    // NOLINTNEXTLINE(google-explicit-constructor): iterator converts, as in std containers
+    const_iterator(const iterator& it) : slots_(it.slots_), pos_(it.pos_) {}
     reference operator*() const { return slots_->item(pos_); }
     pointer operator->() const { return &slots_->item(pos_); }
     const_iterator& operator++() {
@@ -231,23 +320,41 @@ class CuckooMap {
     const Slots* slots_ = nullptr;
     std::size_t pos_ = 0;
   };
-  using iterator = const_iterator;
 
   // ---- Construction -------------------------------------------------------------------
 
   // Throws ConfigError naming the field if config is invalid (see CuckooMapConfig), before
   // allocating anything; std::bad_alloc if the first table cannot be allocated.
   explicit CuckooMap(const CuckooMapConfig& config = {}, Hasher hash_fn = {},
-                     KeyEqual equal_fn = {})
+                     KeyEqual equal_fn = {}, const Allocator& alloc = Allocator())
       : config_(validated(config)),
         seed_(*config_.seed),
         bucket_count_(initial_bucket_count(config_)),
-        slots_(bucket_count_, config_.huge_pages),
+        slots_(bucket_count_, config_.huge_pages, alloc),
         hasher_(std::move(hash_fn)),
         key_eq_(std::move(equal_fn)) {}
+  explicit CuckooMap(const Allocator& alloc) : CuckooMap(CuckooMapConfig{}, {}, {}, alloc) {}
 
+  // Copies use select_on_container_copy_construction of other's allocator.
   CuckooMap(const CuckooMap&) = default;
-  CuckooMap& operator=(const CuckooMap&) = default;
+  // Keeps this map's allocator unless propagate_on_container_copy_assignment.
+  CuckooMap& operator=(const CuckooMap& other) {
+    if (this != &other) {
+      Slots copy = AllocTraits::propagate_on_container_copy_assignment::value
+                       ? Slots(other.slots_, other.slots_.allocator())
+                       : Slots(other.slots_, slots_.allocator());
+      config_ = other.config_;
+      seed_ = other.seed_;
+      bucket_count_ = other.bucket_count_;
+      size_ = other.size_;
+      stash_count_ = other.stash_count_;
+      slots_.swap(copy);
+      stats_ = other.stats_;
+      hasher_ = other.hasher_;
+      key_eq_ = other.key_eq_;
+    }
+    return *this;
+  }
   // A moved-from map is empty with capacity() == 0; it allocates its initial table on
   // the next insert and is otherwise fully usable.
   CuckooMap(CuckooMap&& other) noexcept(std::is_nothrow_move_constructible_v<Hasher> &&
@@ -263,15 +370,34 @@ class CuckooMap {
         key_eq_(std::move(other.key_eq_)) {
     other.slots_.clear();
   }
+  // Takes other's storage when propagate_on_container_move_assignment or the allocators
+  // compare equal; otherwise moves the items one by one into storage from this map's
+  // allocator (which may throw std::bad_alloc, leaving both maps unchanged).
   CuckooMap& operator=(CuckooMap&& other) noexcept(
+      (AllocTraits::propagate_on_container_move_assignment::value ||
+       AllocTraits::is_always_equal::value) &&
       std::is_nothrow_move_assignable_v<Hasher> && std::is_nothrow_move_assignable_v<KeyEqual>) {
     if (this != &other) {
+      if constexpr (AllocTraits::propagate_on_container_move_assignment::value ||
+                    AllocTraits::is_always_equal::value) {
+        slots_ = std::move(other.slots_);
+      } else if (slots_.allocator() == other.slots_.allocator()) {
+        slots_ = std::move(other.slots_);
+      } else {
+        Slots moved(other.slots_.bucket_count(), config_.huge_pages, slots_.allocator());
+        if (!other.slots_.empty()) {
+          for (std::size_t pos = 0; pos < other.slots_.size(); ++pos) {  // bounded: positions
+            if (other.slots_.occupied(pos)) moved.emplace(pos, std::move(other.slots_.item(pos)));
+          }
+        }
+        slots_.swap(moved);
+        other.slots_ = Slots(other.slots_.allocator());
+      }
       config_ = other.config_;
       seed_ = other.seed_;
       bucket_count_ = std::exchange(other.bucket_count_, 0);
       size_ = std::exchange(other.size_, 0);
       stash_count_ = std::exchange(other.stash_count_, 0);
-      slots_ = std::move(other.slots_);
       other.slots_.clear();
       stats_ = other.stats_;
       hasher_ = std::move(other.hasher_);
@@ -279,15 +405,41 @@ class CuckooMap {
     }
     return *this;
   }
+
+  // Exchanges the contents; the allocators too when propagate_on_container_swap.
+  // REQUIRES: that, or equal allocators (as for the standard containers).
+  void swap(CuckooMap& other) noexcept(std::is_nothrow_swappable_v<Hasher> &&
+                                       std::is_nothrow_swappable_v<KeyEqual>) {
+    using std::swap;
+    swap(config_, other.config_);
+    swap(seed_, other.seed_);
+    swap(bucket_count_, other.bucket_count_);
+    swap(size_, other.size_);
+    swap(stash_count_, other.stash_count_);
+    slots_.swap(other.slots_);
+    swap(stats_, other.stats_);
+    swap(hasher_, other.hasher_);
+    swap(key_eq_, other.key_eq_);
+  }
+  friend void swap(CuckooMap& a, CuckooMap& b) noexcept(noexcept(a.swap(b))) { a.swap(b); }
+
+  allocator_type get_allocator() const noexcept { return allocator_type(slots_.allocator()); }
   ~CuckooMap() = default;
 
   // ---- Modifiers ----------------------------------------------------------------------
 
+  // Argument convention (every engine): keys by const reference, or by forwarding
+  // reference where the call may store them; results as InsertResult / bool / pointer,
+  // never exceptions, except where there is no result to return (operator[], at).
+
   // Stores (key, value) unless key is present. Returns kInserted; kExists if the key was
   // present (nothing changes, the stored value is kept); kFull if there is no room and
   // the table may not or cannot grow (max_capacity reached, growth bounds exhausted,
-  // load below kMinGrowthLoadPercent, or the allocator failed): then nothing changed,
-  // every item is still stored and key is not.
+  // load below kMinGrowthLoadPercent, or memory ran out: std::bad_alloc from the
+  // allocator, the path search or a copy of the key or value): then nothing changed,
+  // every item is still stored and key is not. The arguments are moved from only when
+  // the result is kInserted (or kUpdated for the value): a refused insert leaves the
+  // caller's key and value as they were, so they can be retried or stored elsewhere.
   InsertResult insert(const K& key, const V& value) { return insert_impl(key, value, false); }
   InsertResult insert(K&& key, V&& value) {
     return insert_impl(std::move(key), std::move(value), false);
@@ -301,8 +453,64 @@ class CuckooMap {
     return insert_impl(std::move(key), std::move(value), true);
   }
 
-  // Removes key; returns whether it was present.
-  bool erase(const K& key);
+  // Constructs std::pair<K, V>(args...) and inserts it as insert(key, value) would; the
+  // pair is built first (as std::unordered_map::emplace does), so args are consumed
+  // whatever the result.
+  template <class... Args>
+  InsertResult emplace(Args&&... args) {
+    value_type item(std::forward<Args>(args)...);
+    return insert_impl(std::move(item.first), std::move(item.second), false);
+  }
+
+  // Inserts key with V(args...) if key is absent. The value is constructed only then, and
+  // key is moved from only when the result is kInserted. kExists and kFull change
+  // nothing, args included.
+  template <class... Args>
+  InsertResult try_emplace(const K& key, Args&&... args) {
+    return try_emplace_impl(key, std::forward<Args>(args)...);
+  }
+  template <class... Args>
+  InsertResult try_emplace(K&& key, Args&&... args) {
+    return try_emplace_impl(std::move(key), std::forward<Args>(args)...);
+  }
+
+  // The value of key, inserting a value-initialized V first if key is absent.
+  // Throws std::length_error if the key is absent and cannot be inserted (the map is
+  // full, see insert): operator[] has no result code to return. REQUIRES: V is default
+  // constructible.
+  V& operator[](const K& key) { return subscript(key); }
+  V& operator[](K&& key) { return subscript(std::move(key)); }
+
+  // The value of key; throws std::out_of_range if key is absent.
+  template <class Q = K>
+  V& at(const key_arg<Q>& key) {
+    V* value = find(key);
+    if (value == nullptr) throw std::out_of_range("CuckooMap::at: key not found");
+    return *value;
+  }
+  template <class Q = K>
+  const V& at(const key_arg<Q>& key) const {
+    const V* value = find(key);
+    if (value == nullptr) throw std::out_of_range("CuckooMap::at: key not found");
+    return *value;
+  }
+
+  // Removes key; returns whether it was present. When the stash holds items, one whose
+  // candidate bucket just got a free slot moves back into the table.
+  template <class Q = K>
+  bool erase(const key_arg<Q>& key) {
+    const std::size_t pos = position_of(key, hash_key(key));
+    if (pos == kNoPosition) return false;
+    slots_.reset(pos);
+    --size_;
+    ++stats_.erases;
+    if (pos >= table_slots()) {
+      --stash_count_;
+    } else if (stash_count_ != 0) [[unlikely]] {
+      refill_from_stash(static_cast<std::uint32_t>(pos / SlotsPerBucket));
+    }
+    return true;
+  }
 
   // Removes every item; keeps bucket_count(), seed() and stats().
   void clear() noexcept {
@@ -321,15 +529,25 @@ class CuckooMap {
   // ---- Lookup -------------------------------------------------------------------------
 
   // The value stored for key, or nullptr. The pointer is invalidated as described above.
-  V* find(const K& key) {
+  template <class Q = K>
+  V* find(const key_arg<Q>& key) {
     const std::size_t pos = position_of(key, hash_key(key));
     return pos == kNoPosition ? nullptr : &slots_.item(pos).second;
   }
-  const V* find(const K& key) const {
+  template <class Q = K>
+  const V* find(const key_arg<Q>& key) const {
     const std::size_t pos = position_of(key, hash_key(key));
     return pos == kNoPosition ? nullptr : &slots_.item(pos).second;
   }
-  bool contains(const K& key) const { return position_of(key, hash_key(key)) != kNoPosition; }
+  template <class Q = K>
+  bool contains(const key_arg<Q>& key) const {
+    return position_of(key, hash_key(key)) != kNoPosition;
+  }
+  // 1 if key is present, else 0.
+  template <class Q = K>
+  std::size_t count(const key_arg<Q>& key) const {
+    return contains(key) ? 1 : 0;
+  }
 
   // ---- Size and shape -----------------------------------------------------------------
 
@@ -349,6 +567,8 @@ class CuckooMap {
   // The validated configuration; config().seed is the seed the map was created with.
   const CuckooMapConfig& config() const noexcept { return config_; }
   const CuckooMapStats& stats() const noexcept { return stats_; }
+  // Bytes of the slot array and occupancy bytes taken from the allocator.
+  std::size_t memory_bytes() const noexcept { return slots_.allocated_bytes(); }
   const Hasher& hash_function() const noexcept { return hasher_; }
   const KeyEqual& key_eq() const noexcept { return key_eq_; }
 
@@ -356,6 +576,8 @@ class CuckooMap {
 
   // Visits each item exactly once, stash included. The order depends only on the seed,
   // the configuration and the sequence of operations (deterministic).
+  iterator begin() noexcept { return iterator(&slots_, 0); }
+  iterator end() noexcept { return iterator(&slots_, slots_.size()); }
   const_iterator begin() const noexcept {
     return const_iterator(&slots_, 0);
   }
@@ -507,23 +729,32 @@ class CuckooMap {
     return static_cast<std::uint32_t>(config_.max_capacity / SlotsPerBucket);
   }
 
-  std::uint64_t hash_key(const K& key) const { return hash_with(key, seed_); }
-  std::uint64_t hash_with(const K& key, std::uint64_t seed) const {
-    return static_cast<std::uint64_t>(hasher_(key, seed));
+  template <class Q>
+  std::uint64_t hash_key(const Q& key) const { return hash_with(key, seed_); }
+  template <class Q>
+  std::uint64_t hash_with(const Q& key, std::uint64_t seed) const {
+    return seeded_hash(hasher_, key, seed);
   }
-  bool holds(std::size_t pos, const K& key) const {
+  template <class Q>
+  bool holds(std::size_t pos, const Q& key) const {
     return slots_.occupied(pos) && key_eq_(slots_.item(pos).first, key);
   }
 
   // Lookups may compare every key of a bucket without branching on occupancy (the zero
-  // key of an empty slot is discarded by the mask): only for trivially copyable items
-  // and the standard equality, which has no side effects.
+  // key of an empty slot is compared, then discarded by the mask). Only where that
+  // comparison is plain bitwise equality with no side effects: the standard equality on
+  // arithmetic, enum and pointer keys, whose all-zero bytes are a valid value. A class
+  // key, even a trivially copyable one, may have an operator== that reads through a
+  // member (a pointer) and must never see an empty slot.
+  static constexpr bool kBitwiseKey =
+      std::is_arithmetic_v<K> || std::is_enum_v<K> || std::is_pointer_v<K>;
   static constexpr bool kBranchFreeCompare =
-      Slots::kTrivialItems &&
+      Slots::kTrivialItems && kBitwiseKey &&
       (std::is_same_v<KeyEqual, std::equal_to<K>> || std::is_same_v<KeyEqual, std::equal_to<>>);
 
   // The slot of bucket holding key, or SlotsPerBucket.
-  unsigned slot_in(std::uint32_t bucket, const K& key) const {
+  template <class Q>
+  unsigned slot_in(std::uint32_t bucket, const Q& key) const {
     const unsigned occupied = slots_.mask(bucket);
     if constexpr (kBranchFreeCompare) {
       unsigned hits = 0;
@@ -542,7 +773,8 @@ class CuckooMap {
 
   // The hot lookup: two buckets (the second prefetched while the first is compared),
   // then the stash only if it holds anything.
-  std::size_t position_of(const K& key, std::uint64_t hash) const {
+  template <class Q>
+  std::size_t position_of(const Q& key, std::uint64_t hash) const {
     if (size_ == 0) return kNoPosition;  // also covers a moved-from map (no buckets)
     const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
     slots_.prefetch(pair.second);
@@ -555,7 +787,8 @@ class CuckooMap {
     if (stash_count_ != 0) [[unlikely]] return stash_position_of(key);
     return kNoPosition;
   }
-  [[gnu::noinline]] std::size_t stash_position_of(const K& key) const {
+  template <class Q>
+  [[gnu::noinline]] std::size_t stash_position_of(const Q& key) const {
     const std::size_t stash = table_slots();
     for (std::size_t i = 0; i < kStashSlots; ++i) {
       if (holds(stash + i, key)) return stash + i;
@@ -569,36 +802,118 @@ class CuckooMap {
     return s < SlotsPerBucket ? slot_index(bucket, s) : kNoPosition;
   }
 
+  // The new item of an insert that is not stored yet: references to its key and value,
+  // moved into a slot only once the item has a place, so that a refused insert leaves
+  // them untouched. NoPending: a rebuild without a new item (reserve).
+  template <class KK, class VV>
+  struct Pending {
+    KK&& key;
+    VV&& value;
+  };
+  struct NoPending {
+    K key;  // never constructed: only names the member's type for rebuild
+  };
+
   template <class KK, class VV>
   InsertResult insert_impl(KK&& key, VV&& value, bool assign) {
     const std::uint64_t hash = hash_key(key);
     const std::size_t pos = position_of(key, hash);
-    if (pos != kNoPosition) {
-      if (!assign) return InsertResult::kExists;
-      slots_.item(pos).second = std::forward<VV>(value);
-      ++stats_.updates;
-      return InsertResult::kUpdated;
+    // Memory running out anywhere below is a refused insert (kFull); every step below
+    // either completes or changes nothing (see insert_slow).
+    try {
+      if (pos != kNoPosition) {
+        if (!assign) return InsertResult::kExists;
+        slots_.item(pos).second = std::forward<VV>(value);
+        ++stats_.updates;
+        return InsertResult::kUpdated;
+      }
+      if (bucket_count_ != 0) [[likely]] {
+        const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+        std::size_t slot = free_slot_in(pair.first);
+        if (slot == kNoPosition) slot = free_slot_in(pair.second);
+        if (slot != kNoPosition) [[likely]] {
+          slots_.emplace(slot, std::forward<KK>(key), std::forward<VV>(value));
+          ++size_;
+          ++stats_.inserts;
+          return InsertResult::kInserted;
+        }
+      }
+      if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, VV&&>) {
+        // Moves only: the item goes in at the end, once it has a place.
+        return insert_slow(Pending<KK, VV>{std::forward<KK>(key), std::forward<VV>(value)}, hash);
+      } else {
+        // A copy can throw: make it now, before any item moves, so that the steps that
+        // place the item only move (nothrow). The arguments copied are the caller's const
+        // ones, which stay as they were.
+        value_type item(std::forward<KK>(key), std::forward<VV>(value));
+        return insert_slow(Pending<K, V>{std::move(item.first), std::move(item.second)}, hash);
+      }
+    } catch (const std::bad_alloc&) {
+      ++stats_.full_rejections;
+      return InsertResult::kFull;
     }
-    if (bucket_count_ != 0) [[likely]] {
-      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-      std::size_t slot = free_slot_in(pair.first);
-      if (slot == kNoPosition) slot = free_slot_in(pair.second);
-      if (slot != kNoPosition) [[likely]] {
-        slots_.emplace(slot, std::forward<KK>(key), std::forward<VV>(value));
+  }
+
+  template <class KK, class... Args>
+  InsertResult try_emplace_impl(KK&& key, Args&&... args) {
+    if (contains(key)) return InsertResult::kExists;
+    try {
+      V value(std::forward<Args>(args)...);
+      return insert_impl(std::forward<KK>(key), std::move(value), false);
+    } catch (const std::bad_alloc&) {
+      ++stats_.full_rejections;
+      return InsertResult::kFull;
+    }
+  }
+
+  // operator[]: insert_impl's steps, keeping the new item's position (the key may be
+  // moved from, so it cannot be looked up again).
+  template <class KK>
+  V& subscript(KK&& key) {
+    const std::uint64_t hash = hash_key(key);
+    if (const std::size_t pos = position_of(key, hash); pos != kNoPosition) {
+      return slots_.item(pos).second;
+    }
+    InsertResult result = InsertResult::kFull;
+    std::size_t slot = kNoPosition;
+    try {
+      if (bucket_count_ != 0) {
+        const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+        slot = free_slot_in(pair.first);
+        if (slot == kNoPosition) slot = free_slot_in(pair.second);
+      }
+      if (slot != kNoPosition) {
+        slots_.emplace(slot, std::forward<KK>(key), V());
         ++size_;
         ++stats_.inserts;
-        return InsertResult::kInserted;
+        return slots_.item(slot).second;
       }
+      V value{};
+      if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, V&&>) {
+        result = insert_slow(Pending<KK, V>{std::forward<KK>(key), std::move(value)}, hash);
+      } else {
+        value_type item(std::forward<KK>(key), std::move(value));
+        result = insert_slow(Pending<K, V>{std::move(item.first), std::move(item.second)}, hash);
+      }
+    } catch (const std::bad_alloc&) {
+      ++stats_.full_rejections;
     }
-    return insert_slow(value_type(std::forward<KK>(key), std::forward<VV>(value)), hash);
+    if (result != InsertResult::kInserted) {
+      throw std::length_error("CuckooMap::operator[]: the key is absent and the map is full");
+    }
+    return slots_.item(last_slow_position_).second;
   }
 
   // Slow paths, out of line.
-  [[gnu::noinline]] InsertResult insert_slow(value_type&& item, std::uint64_t hash);
-  [[gnu::noinline]] InsertResult grow_and_insert(value_type&& item);
+  template <class KK, class VV>
+  [[gnu::noinline]] InsertResult insert_slow(Pending<KK, VV>&& item, std::uint64_t hash);
+  template <class KK, class VV>
+  [[gnu::noinline]] InsertResult grow_and_insert(Pending<KK, VV>& item);
   [[gnu::noinline]] void refill_from_stash(std::uint32_t bucket);
-  bool rebuild_with_seeds(std::uint32_t bucket_count, value_type* pending);
-  bool rebuild(std::uint32_t bucket_count, std::uint64_t seed, value_type* pending);
+  template <class P>
+  bool rebuild_with_seeds(std::uint32_t bucket_count, P* pending);
+  template <class P>
+  bool rebuild(std::uint32_t bucket_count, std::uint64_t seed, P* pending);
   void note_stash_level() noexcept {
     stats_.stash_high_water = std::max(stats_.stash_high_water, stash_count_);
   }
@@ -619,6 +934,8 @@ class CuckooMap {
   std::size_t stash_count_ = 0;
   Slots slots_;  // table_slots() table slots, then kStashSlots stash slots
   CuckooMapStats stats_;
+  // Where the last insert that went through insert_slow put its item (for operator[]).
+  std::size_t last_slow_position_ = 0;
   detail::MapPathSearch<SlotsPerBucket> search_;
   [[no_unique_address]] Hasher hasher_;
   [[no_unique_address]] KeyEqual key_eq_;
@@ -626,25 +943,11 @@ class CuckooMap {
 
 // ---- Out-of-line definitions ------------------------------------------------------------
 
-#define CUCKOO_MAP_TEMPLATE                                                           \
-  template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual> \
+#define CUCKOO_MAP_TEMPLATE                                                          \
+  template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual, \
+            class Allocator>                                                         \
     requires HasherFor<Hasher, K>
-#define CUCKOO_MAP CuckooMap<K, V, SlotsPerBucket, Hasher, KeyEqual>
-
-CUCKOO_MAP_TEMPLATE
-bool CUCKOO_MAP::erase(const K& key) {
-  const std::size_t pos = position_of(key, hash_key(key));
-  if (pos == kNoPosition) return false;
-  slots_.reset(pos);
-  --size_;
-  ++stats_.erases;
-  if (pos >= table_slots()) {
-    --stash_count_;
-  } else if (stash_count_ != 0) [[unlikely]] {
-    refill_from_stash(static_cast<std::uint32_t>(pos / SlotsPerBucket));
-  }
-  return true;
-}
+#define CUCKOO_MAP CuckooMap<K, V, SlotsPerBucket, Hasher, KeyEqual, Allocator>
 
 CUCKOO_MAP_TEMPLATE
 void CUCKOO_MAP::refill_from_stash(std::uint32_t bucket) {
@@ -665,8 +968,14 @@ void CUCKOO_MAP::refill_from_stash(std::uint32_t bucket) {
   }
 }
 
+// Every step here either completes or changes nothing the caller can see: the path
+// search only reads (and may throw std::bad_alloc before anything moved); the path moves
+// are nothrow moves that keep every item in one of its buckets; the item itself goes in
+// last, by a nothrow move (insert_impl copied it beforehand where a copy could throw);
+// growth is all-or-nothing (rebuild).
 CUCKOO_MAP_TEMPLATE
-InsertResult CUCKOO_MAP::insert_slow(value_type&& item, std::uint64_t hash) {
+template <class KK, class VV>
+InsertResult CUCKOO_MAP::insert_slow(Pending<KK, VV>&& item, std::uint64_t hash) {
   if (bucket_count_ != 0) {
     const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
     LiveView view{this};
@@ -674,7 +983,9 @@ InsertResult CUCKOO_MAP::insert_slow(value_type&& item, std::uint64_t hash) {
     ++stats_.bfs_searches;
     if (search_.find_path(view, pair.first, pair.second, config_.max_path_length, path)) {
       detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
-      slots_.emplace(slot_index(path.hops[0].bucket, path.hops[0].slot), std::move(item));
+      last_slow_position_ = slot_index(path.hops[0].bucket, path.hops[0].slot);
+      slots_.emplace(last_slow_position_, std::forward<KK>(item.key),
+                     std::forward<VV>(item.value));
       stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
       ++size_;
       ++stats_.inserts;
@@ -685,7 +996,8 @@ InsertResult CUCKOO_MAP::insert_slow(value_type&& item, std::uint64_t hash) {
       const std::size_t stash = table_slots();
       for (std::size_t i = 0; i < kStashSlots; ++i) {
         if (!slots_.occupied(stash + i)) {
-          slots_.emplace(stash + i, std::move(item));
+          last_slow_position_ = stash + i;
+          slots_.emplace(stash + i, std::forward<KK>(item.key), std::forward<VV>(item.value));
           ++stash_count_;
           ++size_;
           ++stats_.inserts;
@@ -695,11 +1007,12 @@ InsertResult CUCKOO_MAP::insert_slow(value_type&& item, std::uint64_t hash) {
       }
     }
   }
-  return grow_and_insert(std::move(item));
+  return grow_and_insert(item);
 }
 
 CUCKOO_MAP_TEMPLATE
-InsertResult CUCKOO_MAP::grow_and_insert(value_type&& item) {
+template <class KK, class VV>
+InsertResult CUCKOO_MAP::grow_and_insert(Pending<KK, VV>& item) {
   try {
     const std::uint32_t initial = initial_bucket_count(config_);
     if (bucket_count_ == 0 && rebuild_with_seeds(initial, &item)) {  // moved-from map
@@ -739,7 +1052,8 @@ bool CUCKOO_MAP::reserve(std::size_t n) {
   if (buckets_needed <= bucket_count_) return true;
   if (buckets_needed > max_bucket_count()) return false;
   try {
-    if (rebuild_with_seeds(static_cast<std::uint32_t>(buckets_needed), nullptr)) {
+    if (rebuild_with_seeds(static_cast<std::uint32_t>(buckets_needed),
+                           static_cast<NoPending*>(nullptr))) {
       ++stats_.growths;
       return true;
     }
@@ -750,7 +1064,8 @@ bool CUCKOO_MAP::reserve(std::size_t n) {
 }
 
 CUCKOO_MAP_TEMPLATE
-bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, value_type* pending) {
+template <class P>
+bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, P* pending) {
   for (unsigned attempt = 0; attempt < kSeedsPerSize; ++attempt) {
     const std::uint64_t seed = attempt == 0 ? seed_ : detail::mix64(seed_ + kSeedStep * attempt);
     if (rebuild(bucket_count, seed, pending)) {
@@ -764,20 +1079,23 @@ bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, value_type* pend
 // Rebuilds the table with bucket_count buckets and seed, adding *pending if given.
 // Phase 1 (may fail, may throw std::bad_alloc) allocates everything and places handles
 // (old slot positions; pending is handle slots_.size()) with the same search as insert.
-// Phase 2 (cannot fail) moves the items to their planned slots. Returns false, having
-// changed nothing but stats, when phase 1 cannot place every item.
+// Phase 2 (cannot fail: nothrow moves only) moves the items to their planned slots and
+// moves the pending item in. Returns false, having changed nothing but stats (pending
+// included), when phase 1 cannot place every item.
 CUCKOO_MAP_TEMPLATE
-bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, value_type* pending) {
+template <class P>
+bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, P* pending) {
   const std::size_t old_positions = slots_.size();
   const std::size_t handle_count = old_positions + (pending != nullptr ? 1 : 0);
   const std::size_t new_table_slots = std::size_t{bucket_count} * SlotsPerBucket;
-  Slots new_slots(bucket_count, config_.huge_pages);
+  Slots new_slots(bucket_count, config_.huge_pages, slots_.allocator());
   std::vector<std::uint64_t> hashes(handle_count, 0);
   std::vector<std::uint64_t> placement(new_table_slots + kStashSlots, kNoHandle);
   PlanView view{&placement, &hashes, bucket_count};
   std::size_t new_stash_count = 0;
-  const auto item_of = [&](std::uint64_t handle) -> value_type& {
-    return handle == old_positions ? *pending : slots_.item(handle);
+  const auto key_of = [&](std::uint64_t handle) -> const K& {
+    return handle == old_positions ? static_cast<const K&>(pending->key)
+                                   : slots_.item(handle).first;
   };
   const auto place_in = [&](std::uint32_t bucket, std::uint64_t handle) {
     for (unsigned s = 0; s < SlotsPerBucket; ++s) {
@@ -792,7 +1110,7 @@ bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, value_t
 
   for (std::size_t handle = 0; handle < handle_count; ++handle) {  // bounded by the slots
     if (handle < old_positions && !slots_.occupied(handle)) continue;
-    const std::uint64_t hash = hash_with(item_of(handle).first, seed);
+    const std::uint64_t hash = hash_with(key_of(handle), seed);
     hashes[handle] = hash;
     const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count);
     if (place_in(pair.first, handle) || place_in(pair.second, handle)) continue;
@@ -810,8 +1128,19 @@ bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, value_t
     ++new_stash_count;
   }
 
-  for (std::size_t pos = 0; pos < placement.size(); ++pos) {
-    if (placement[pos] != kNoHandle) new_slots.emplace(pos, std::move(item_of(placement[pos])));
+  for (std::size_t pos = 0; pos < placement.size(); ++pos) {  // bounded by the slots
+    const std::uint64_t handle = placement[pos];
+    if (handle == kNoHandle) continue;
+    if (handle != old_positions) {
+      new_slots.emplace(pos, std::move(slots_.item(handle)));
+      continue;
+    }
+    if constexpr (!std::is_same_v<P, NoPending>) {
+      using KK = decltype(pending->key);
+      using VV = decltype(pending->value);
+      new_slots.emplace(pos, std::forward<KK>(pending->key), std::forward<VV>(pending->value));
+      last_slow_position_ = pos;
+    }
   }
   slots_.swap(new_slots);
   bucket_count_ = bucket_count;

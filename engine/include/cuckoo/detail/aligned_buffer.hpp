@@ -10,6 +10,18 @@
 // disabled, an old kernel) is not an error: the buffer works with ordinary pages.
 // Elsewhere than Linux the request only changes the alignment.
 //
+// Allocators. BasicAlignedBuffer<Alloc> takes its memory from Alloc rebound to a
+// 64-byte aligned cache-line type, so an allocator only has to honour that type's
+// alignment (std::allocator and std::pmr's do). Huge pages need the 2 MiB alignment that
+// only operator new with align_val_t gives: they are used with std::allocator alone; a
+// buffer with any other allocator ignores the request (huge_pages() still reports it,
+// alignment() says kCacheLineBytes). AlignedBuffer is the std::allocator buffer.
+//
+// The allocator travels with the memory: a moved-to or swapped buffer owns the
+// allocator that allocated its bytes. The containers above decide the propagation
+// rules (select_on_container_copy_construction, propagate_on_container_*) and pass the
+// allocator they want to the constructors.
+//
 // Copies are deep and keep the huge-page request; a moved-from buffer is empty.
 // Not thread-safe; const members may run concurrently with each other.
 #pragma once
@@ -18,7 +30,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #if defined(__linux__)
@@ -27,48 +41,75 @@
 
 namespace cuckoo::detail {
 
-class AlignedBuffer {
+// The unit of allocation: one cache line, so that every allocation is line aligned.
+struct alignas(64) CacheLine {
+  std::uint8_t bytes[64];
+};
+
+template <class Alloc>
+class BasicAlignedBuffer {
+  using LineAlloc = typename std::allocator_traits<Alloc>::template rebind_alloc<CacheLine>;
+  using LineTraits = std::allocator_traits<LineAlloc>;
+
  public:
-  static constexpr std::size_t kCacheLineBytes = 64;
+  using allocator_type = Alloc;
+  static constexpr std::size_t kCacheLineBytes = sizeof(CacheLine);
   static constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+  // Only std::allocator can give the huge-page alignment (see the file comment).
+  static constexpr bool kHugePagesPossible = std::is_same_v<LineAlloc, std::allocator<CacheLine>>;
 
-  AlignedBuffer() = default;
+  BasicAlignedBuffer() = default;
+  explicit BasicAlignedBuffer(const Alloc& alloc) : alloc_(alloc) {}
 
-  // `bytes` zero bytes. Throws std::bad_alloc; nothing is leaked.
-  AlignedBuffer(std::size_t bytes, bool huge_pages) : huge_pages_(huge_pages) { allocate(bytes); }
+  // `bytes` zero bytes. Throws std::bad_alloc (or what the allocator throws); nothing is
+  // leaked.
+  BasicAlignedBuffer(std::size_t bytes, bool huge_pages, const Alloc& alloc = Alloc())
+      : alloc_(alloc), huge_pages_(huge_pages) {
+    allocate(bytes);
+  }
 
-  AlignedBuffer(const AlignedBuffer& other) : huge_pages_(other.huge_pages_) {
+  // A deep copy with the allocator `alloc`.
+  BasicAlignedBuffer(const BasicAlignedBuffer& other, const Alloc& alloc)
+      : alloc_(alloc), huge_pages_(other.huge_pages_) {
     allocate(other.size_);
     if (size_ != 0) std::memcpy(data_, other.data_, size_);
   }
-  AlignedBuffer& operator=(const AlignedBuffer& other) {
+  BasicAlignedBuffer(const BasicAlignedBuffer& other)
+      : BasicAlignedBuffer(other, std::allocator_traits<Alloc>::select_on_container_copy_construction(
+                                      other.allocator())) {}
+  BasicAlignedBuffer& operator=(const BasicAlignedBuffer& other) {
     if (this != &other) {
-      AlignedBuffer copy(other);
+      BasicAlignedBuffer copy(other, allocator());
       swap(copy);
     }
     return *this;
   }
-  AlignedBuffer(AlignedBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)),
+  BasicAlignedBuffer(BasicAlignedBuffer&& other) noexcept
+      : alloc_(std::move(other.alloc_)),
+        data_(std::exchange(other.data_, nullptr)),
         size_(std::exchange(other.size_, 0)),
         alignment_(std::exchange(other.alignment_, kCacheLineBytes)),
         huge_pages_(other.huge_pages_) {}
-  AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {
+  BasicAlignedBuffer& operator=(BasicAlignedBuffer&& other) noexcept {
     if (this != &other) {
-      AlignedBuffer moved(std::move(other));
+      BasicAlignedBuffer moved(std::move(other));
       swap(moved);
     }
     return *this;
   }
-  ~AlignedBuffer() { release(); }
+  ~BasicAlignedBuffer() { release(); }
 
-  void swap(AlignedBuffer& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(size_, other.size_);
-    std::swap(alignment_, other.alignment_);
-    std::swap(huge_pages_, other.huge_pages_);
+  // Swaps contents and allocators (the allocator stays with its memory).
+  void swap(BasicAlignedBuffer& other) noexcept {
+    using std::swap;
+    swap(alloc_, other.alloc_);
+    swap(data_, other.data_);
+    swap(size_, other.size_);
+    swap(alignment_, other.alignment_);
+    swap(huge_pages_, other.huge_pages_);
   }
 
+  Alloc allocator() const noexcept { return Alloc(alloc_); }
   std::uint8_t* data() noexcept { return data_; }
   const std::uint8_t* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
@@ -76,20 +117,31 @@ class AlignedBuffer {
   bool huge_pages() const noexcept { return huge_pages_; }
   // kHugePageBytes when the huge-page path was taken, else kCacheLineBytes.
   std::size_t alignment() const noexcept { return alignment_; }
+  // Bytes taken from the allocator (size() rounded up to whole cache lines).
+  std::size_t allocated_bytes() const noexcept { return lines_for(size_) * kCacheLineBytes; }
 
   void fill_zero() noexcept {
     if (size_ != 0) std::memset(data_, 0, size_);
   }
 
  private:
+  static constexpr std::size_t lines_for(std::size_t bytes) noexcept {
+    return bytes / kCacheLineBytes + (bytes % kCacheLineBytes != 0 ? 1 : 0);
+  }
+
   void allocate(std::size_t bytes) {
     if (bytes == 0) return;
-    const bool huge = huge_pages_ && bytes >= kHugePageBytes;
-    const std::size_t alignment = huge ? kHugePageBytes : kCacheLineBytes;
-    void* p = ::operator new(bytes, std::align_val_t{alignment});
-    data_ = static_cast<std::uint8_t*>(p);
+    const bool huge = kHugePagesPossible && huge_pages_ && bytes >= kHugePageBytes;
+    if constexpr (kHugePagesPossible) {
+      const std::size_t alignment = huge ? kHugePageBytes : kCacheLineBytes;
+      data_ = static_cast<std::uint8_t*>(::operator new(bytes, std::align_val_t{alignment}));
+      alignment_ = alignment;
+    } else {
+      CacheLine* lines = LineTraits::allocate(alloc_, lines_for(bytes));
+      data_ = reinterpret_cast<std::uint8_t*>(lines);
+      alignment_ = kCacheLineBytes;
+    }
     size_ = bytes;
-    alignment_ = alignment;
     if (huge) advise_huge_pages();
     fill_zero();
   }
@@ -103,15 +155,24 @@ class AlignedBuffer {
   }
 
   void release() noexcept {
-    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{alignment_});
+    if (data_ != nullptr) {
+      if constexpr (kHugePagesPossible) {
+        ::operator delete(data_, std::align_val_t{alignment_});
+      } else {
+        LineTraits::deallocate(alloc_, reinterpret_cast<CacheLine*>(data_), lines_for(size_));
+      }
+    }
     data_ = nullptr;
     size_ = 0;
   }
 
+  [[no_unique_address]] LineAlloc alloc_{};
   std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t alignment_ = kCacheLineBytes;
   bool huge_pages_ = false;
 };
+
+using AlignedBuffer = BasicAlignedBuffer<std::allocator<std::uint8_t>>;
 
 }  // namespace cuckoo::detail

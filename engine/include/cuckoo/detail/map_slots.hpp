@@ -16,6 +16,8 @@
 // (strings included). For trivially copyable keys the lookup may compare an unoccupied
 // slot's zero key and then discard the result by the mask (kTrivialItems).
 //
+// Memory comes from Alloc (rebound to cache lines, see aligned_buffer.hpp); the storage
+// keeps the allocator with its memory, and CuckooMap applies the propagation rules.
 // Copies are deep (copy-constructing each item; a throwing copy leaves nothing behind);
 // a moved-from storage has no positions. Not thread-safe; const members may run
 // concurrently with each other.
@@ -36,11 +38,14 @@
 
 namespace cuckoo::detail {
 
-template <class K, class V, unsigned B, std::size_t StashSlots>
+template <class K, class V, unsigned B, std::size_t StashSlots,
+          class Alloc = std::allocator<std::pair<const K, V>>>
 class MapSlots {
+  using Buffer = BasicAlignedBuffer<Alloc>;
+
   static_assert(B >= 1 && B <= 8, "a bucket's occupancy must fit one byte");
   static_assert(StashSlots % B == 0, "the stash must be whole groups of B positions");
-  static_assert(alignof(std::pair<K, V>) <= AlignedBuffer::kCacheLineBytes,
+  static_assert(alignof(std::pair<K, V>) <= Buffer::kCacheLineBytes,
                 "items must not need more than cache-line alignment");
 
  public:
@@ -59,22 +64,24 @@ class MapSlots {
       std::is_trivially_copyable_v<K> && std::is_trivially_copyable_v<V>;
 
   MapSlots() = default;
+  explicit MapSlots(const Alloc& alloc) : items_(alloc), masks_(alloc) {}
 
   // bucket_count buckets and the stash, all unoccupied. Throws std::bad_alloc.
   // REQUIRES: bucket_count * B + StashSlots <= kMaxPositions.
-  MapSlots(std::uint32_t bucket_count, bool huge_pages)
-      : items_(position_count_for(bucket_count) * sizeof(value_type), huge_pages),
-        masks_(group_count_for(bucket_count), huge_pages),
+  MapSlots(std::uint32_t bucket_count, bool huge_pages, const Alloc& alloc = Alloc())
+      : items_(position_count_for(bucket_count) * sizeof(value_type), huge_pages, alloc),
+        masks_(group_count_for(bucket_count), huge_pages, alloc),
         bucket_count_(bucket_count),
         positions_(position_count_for(bucket_count)) {}
 
-  MapSlots(const MapSlots& other)
+  // A deep copy of other whose memory comes from alloc.
+  MapSlots(const MapSlots& other, const Alloc& alloc)
     requires kTrivialItems
-      : items_(other.items_), masks_(other.masks_),
+      : items_(other.items_, alloc), masks_(other.masks_, alloc),
         bucket_count_(other.bucket_count_), positions_(other.positions_) {}
-  MapSlots(const MapSlots& other)
-      : items_(other.items_.size(), other.items_.huge_pages()),
-        masks_(other.masks_.size(), other.masks_.huge_pages()),
+  MapSlots(const MapSlots& other, const Alloc& alloc)
+      : items_(other.items_.size(), other.items_.huge_pages(), alloc),
+        masks_(other.masks_.size(), other.masks_.huge_pages(), alloc),
         bucket_count_(other.bucket_count_),
         positions_(other.positions_) {
     std::size_t pos = 0;
@@ -87,9 +94,13 @@ class MapSlots {
       throw;
     }
   }
+  MapSlots(const MapSlots& other)
+      : MapSlots(other, std::allocator_traits<Alloc>::select_on_container_copy_construction(
+                            other.allocator())) {}
+  // Copy assignment keeps this storage's allocator.
   MapSlots& operator=(const MapSlots& other) {
     if (this != &other) {
-      MapSlots copy(other);
+      MapSlots copy(other, allocator());
       swap(copy);
     }
     return *this;
@@ -117,6 +128,12 @@ class MapSlots {
 
   static constexpr std::size_t position_count_for(std::uint32_t bucket_count) noexcept {
     return std::size_t{bucket_count} * B + StashSlots;
+  }
+
+  Alloc allocator() const noexcept { return items_.allocator(); }
+  // Bytes taken from the allocator (items and occupancy bytes).
+  std::size_t allocated_bytes() const noexcept {
+    return items_.allocated_bytes() + masks_.allocated_bytes();
   }
 
   // Table and stash positions.
@@ -180,7 +197,7 @@ class MapSlots {
   void prefetch(std::uint32_t bucket) const noexcept {
     const auto* first = reinterpret_cast<const char*>(slot_pointer(std::size_t{bucket} * B));
     __builtin_prefetch(first);
-    if constexpr (sizeof(value_type) * B > AlignedBuffer::kCacheLineBytes) {
+    if constexpr (sizeof(value_type) * B > Buffer::kCacheLineBytes) {
       __builtin_prefetch(first + sizeof(value_type) * B - 1);
     }
     __builtin_prefetch(masks_.data() + bucket);
@@ -213,8 +230,8 @@ class MapSlots {
     }
   }
 
-  AlignedBuffer items_;  // positions_ * sizeof(value_type) bytes
-  AlignedBuffer masks_;  // one byte per group of B positions
+  Buffer items_;  // positions_ * sizeof(value_type) bytes
+  Buffer masks_;  // one byte per group of B positions
   std::uint32_t bucket_count_ = 0;
   std::size_t positions_ = 0;
 };
