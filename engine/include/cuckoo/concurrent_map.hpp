@@ -53,6 +53,22 @@
 //   capacity, bucket_    read section                      none (atomic snapshot)
 //     count, load_factor
 //
+// Atomic read-modify-write, as libcuckoo's cuckoohash_map offers them, so that a
+// concurrent word count (upsert(word, [](auto& n) { ++n; }, 1)) needs no outside lock.
+// Each is one linearizable operation (checked by the stress suite like the others); fn
+// runs inside the operation's critical section (coarse: the write section; striped: the
+// key's two stripes, or every stripe when the insert had to take them all) and must not
+// call into the map:
+//   update_fn(key, fn)            present: fn(V&) and true; absent: false.
+//   erase_fn(key, fn)             present: erases the key if fn(V&) returns true, and
+//                                 returns true; absent: false.
+//   upsert(key, fn, args...)      present: fn(V&), kUpdated; absent: inserts V(args...),
+//                                 kInserted, or kFull (nothing changed).
+//   uprase_fn(key, fn, args...)   present: fn(V&), erasing the key if it returns true,
+//                                 kUpdated; absent: as upsert.
+// Under the coarse design's hardware transactions a section may run more than once (each
+// aborted run rolled back), so fn must change nothing outside the value it is given.
+//
 // for_each(f) calls f(key, value) for every item with the lock(s) above held, so it sees
 // one consistent state; f runs exactly once per item (never inside a transaction) and
 // must not call into the same map (the locks are not recursive). There are no iterators:
@@ -146,6 +162,50 @@ class CoarseConcurrentMap {
   }
   bool erase(const K& key) {
     return lock_.with_write([&] { return map_.erase(key); });
+  }
+
+  // Atomic read-modify-write (contracts at the top of this file). Write sections, with
+  // fn inside; under hardware transactions a section may run more than once with every
+  // aborted run rolled back, so fn must change nothing but the value it is given.
+  template <class F>
+  bool update_fn(const K& key, F&& fn) {
+    return lock_.with_write([&] {
+      V* value = map_.find(key);
+      if (value == nullptr) return false;
+      std::invoke(fn, *value);
+      return true;
+    });
+  }
+  template <class F>
+  bool erase_fn(const K& key, F&& fn) {
+    return lock_.with_write([&] {
+      V* value = map_.find(key);
+      if (value == nullptr) return false;
+      if (static_cast<bool>(std::invoke(fn, *value))) map_.erase(key);
+      return true;
+    });
+  }
+  template <class KK, class F, class... Args>
+    requires std::is_constructible_v<K, KK&&>
+  InsertResult upsert(KK&& key, F&& fn, Args&&... args) {
+    return lock_.with_write([&] {
+      if (V* value = map_.find(key)) {
+        std::invoke(fn, *value);
+        return InsertResult::kUpdated;
+      }
+      return map_.try_emplace(std::forward<KK>(key), std::forward<Args>(args)...);
+    });
+  }
+  template <class KK, class F, class... Args>
+    requires std::is_constructible_v<K, KK&&>
+  InsertResult uprase_fn(KK&& key, F&& fn, Args&&... args) {
+    return lock_.with_write([&] {
+      if (V* value = map_.find(key)) {
+        if (static_cast<bool>(std::invoke(fn, *value))) map_.erase(key);
+        return InsertResult::kUpdated;
+      }
+      return map_.try_emplace(std::forward<KK>(key), std::forward<Args>(args)...);
+    });
   }
 
   // Read sections.
@@ -257,6 +317,11 @@ concept ConcurrentMapApi =
       { m.reserve(n) } -> std::same_as<bool>;
       { cm.snapshot() } -> std::same_as<std::vector<typename M::value_type>>;
       { cm.check_invariants() } -> std::same_as<std::string>;
+      { m.update_fn(key, [](typename M::mapped_type&) {}) } -> std::same_as<bool>;
+      { m.erase_fn(key, [](typename M::mapped_type&) { return true; }) } -> std::same_as<bool>;
+      { m.upsert(key, [](typename M::mapped_type&) {}, value) } -> std::same_as<InsertResult>;
+      { m.uprase_fn(key, [](typename M::mapped_type&) { return false; }, value) }
+          -> std::same_as<InsertResult>;
     };
 
 static_assert(ConcurrentMapApi<CoarseConcurrentMap<std::uint64_t, std::uint64_t>>);

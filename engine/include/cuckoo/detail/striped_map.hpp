@@ -79,10 +79,14 @@
 // Retired tables. A growth does not free the replaced Table: its items are moved out and
 // its item storage freed at once, but the Table object and its slot words stay until the
 // map is destroyed, because a lock-free path search may still be reading them (it finds
-// out at validation that the table was replaced). Each table is at most half the next,
-// so the retired words take less than the live ones: 8 bytes per live slot at most.
-// (libcuckoo keeps its replaced lock arrays the same way.) This is what makes a pointer
-// read from table_ safe to dereference at any time without reference counting.
+// out at validation that the table was replaced). Every growth at least doubles the
+// bucket count (reserve included: reserve(n) grows to max(what n needs, twice the
+// current table)), so each table is at most half the next and the retired words take
+// less than the live table's words: retired_bytes() < 8 bytes per live slot, whatever
+// the call pattern (a reserve(size() + 1) loop included). (libcuckoo keeps its replaced
+// lock arrays the same way.) This is what makes a pointer read from table_ safe to
+// dereference at any time without reference counting. memory_bytes() and
+// retired_bytes() report the accounting.
 //
 // Lookup strategy: lookups lock the two stripes exclusively, as libcuckoo does. A shared
 // (reader) mode would still write the lock word, so the cache-line traffic is the same
@@ -233,15 +237,63 @@ class StripedMap {
 
   // ---- Operations (contracts: cuckoo/concurrent_map.hpp) ------------------------------
 
-  InsertResult insert(const K& key, const V& value) { return insert_impl(key, value, false); }
+  InsertResult insert(const K& key, const V& value) {
+    KeepPresent keep;
+    return insert_impl(key, value, keep);
+  }
   InsertResult insert(K&& key, V&& value) {
-    return insert_impl(std::move(key), std::move(value), false);
+    KeepPresent keep;
+    return insert_impl(std::move(key), std::move(value), keep);
   }
   InsertResult insert_or_assign(const K& key, const V& value) {
-    return insert_impl(key, value, true);
+    AssignPresent assign;
+    return insert_impl(key, value, assign);
   }
   InsertResult insert_or_assign(K&& key, V&& value) {
-    return insert_impl(std::move(key), std::move(value), true);
+    AssignPresent assign;
+    return insert_impl(std::move(key), std::move(value), assign);
+  }
+
+  // Atomic read-modify-write (libcuckoo's names and meaning; contracts:
+  // cuckoo/concurrent_map.hpp). fn runs with the key's two stripes held (every stripe
+  // when the insert had to take them all), exactly once when the key is present.
+  // REQUIRES: fn does not call into this map.
+  template <class F>
+  bool update_fn(const K& key, F&& fn) {
+    return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
+      const std::size_t pos = position_in(t, pair, key);
+      if (pos == kNoPosition) return false;
+      std::invoke(fn, t.slots[pos]->second);
+      count(Counter::kUpdates);
+      return true;
+    });
+  }
+  template <class F>
+  bool erase_fn(const K& key, F&& fn) {
+    return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
+      const std::size_t pos = position_in(t, pair, key);
+      if (pos == kNoPosition) return false;
+      if (static_cast<bool>(std::invoke(fn, t.slots[pos]->second))) {
+        t.clear_slot(pos);
+        stripes_.add_items(stripes_.stripe_of(pair.first), -1);
+        count(Counter::kErases);
+      }
+      return true;
+    });
+  }
+  template <class KK, class F, class... Args>
+    requires std::is_constructible_v<K, KK&&>
+  InsertResult upsert(KK&& key, F&& fn, Args&&... args) {
+    V value(std::forward<Args>(args)...);
+    UpdatePresent<F> present{fn};
+    return insert_impl(key_ref(std::forward<KK>(key)), std::move(value), present);
+  }
+  template <class KK, class F, class... Args>
+    requires std::is_constructible_v<K, KK&&>
+  InsertResult uprase_fn(KK&& key, F&& fn, Args&&... args) {
+    V value(std::forward<Args>(args)...);
+    UprasePresent<F> present{fn};
+    return insert_impl(key_ref(std::forward<KK>(key)), std::move(value), present);
   }
 
   // Locks held on return: none (the key's two stripes during the lookup).
@@ -288,13 +340,34 @@ class StripedMap {
         (std::uint64_t{n} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
     const std::uint64_t buckets_needed = (slots_needed + SlotsPerBucket - 1) / SlotsPerBucket;
     const MapStripeGuard all(stripes_, kAllStripes);
-    if (buckets_needed <= live_table().bucket_count) return true;
+    const std::uint32_t current = live_table().bucket_count;
+    if (buckets_needed <= current) return true;
     if (buckets_needed > max_bucket_count()) return false;
+    // At least double: keeps the retired tables smaller than the live one (see the top
+    // of this file); a loop of small reserve() steps then grows O(log n) times.
+    const std::uint64_t target = std::max<std::uint64_t>(
+        buckets_needed, std::min<std::uint64_t>(std::uint64_t{current} * 2, max_bucket_count()));
     try {
-      return grow_to(static_cast<std::uint32_t>(buckets_needed), nullptr, 0);
+      return grow_to(static_cast<std::uint32_t>(target), false, 0, nullptr);
     } catch (const std::bad_alloc&) {
       return false;  // nothing changed
     }
+  }
+
+  // Bytes the map holds for its tables: the live table's slot words and item slots plus
+  // the retired tables' slot words (retired_bytes()). The stripe locks and per-thread
+  // search buffers are not counted. Locks held on return: none (every stripe while it
+  // reads).
+  std::size_t memory_bytes() const {
+    const MapStripeGuard all(stripes_, kAllStripes);
+    const Table& t = live_table();
+    return t.word_bytes() + t.slots.capacity() * sizeof(Slot) + retired_bytes_locked();
+  }
+  // Bytes of the retired tables' slot words (see the top of this file): always less than
+  // the live table's words. Locks held on return: none (every stripe while it reads).
+  std::size_t retired_bytes() const {
+    const MapStripeGuard all(stripes_, kAllStripes);
+    return retired_bytes_locked();
   }
 
   // Lock-free snapshots. size() sums the per-stripe item counters: O(stripe_count()),
@@ -423,6 +496,10 @@ class StripedMap {
       clear_slot(from);
     }
 
+    std::size_t word_bytes() const noexcept {
+      return std::size_t{bucket_count} * SlotsPerBucket * sizeof(std::atomic<std::uint64_t>);
+    }
+
     const std::uint32_t bucket_count;
     const std::unique_ptr<std::atomic<std::uint64_t>[]> words;  // kept until destruction
     std::vector<Slot> slots;  // freed when the table is retired
@@ -512,7 +589,7 @@ class StripedMap {
     return static_cast<std::uint32_t>(config_.max_capacity / SlotsPerBucket);
   }
 
-  std::uint64_t hash_key(const K& key) const { return static_cast<std::uint64_t>(hasher_(key, seed_)); }
+  std::uint64_t hash_key(const K& key) const { return seeded_hash(hasher_, key, seed_); }
   void count(Counter c) const noexcept { counters_.add(c); }
 
   // REQUIRES: some stripe held (then table_ cannot change).
@@ -565,14 +642,56 @@ class StripedMap {
     return pos != kNoPosition ? pos : free_position(t, pair.second);
   }
 
-  // The present-key outcome: kExists, or the value replaced and kUpdated.
+  // What an insert does with a key that is present: `present(value_in_map, new_value)`
+  // returns the insert's result and whether to erase the key (uprase_fn).
+  struct PresentOutcome {
+    InsertResult result;
+    bool erase = false;
+  };
+  struct KeepPresent {  // insert
+    template <class VV>
+    PresentOutcome operator()(V&, VV&&) const { return {InsertResult::kExists}; }
+  };
+  struct AssignPresent {  // insert_or_assign
+    template <class VV>
+    PresentOutcome operator()(V& current, VV&& value) const {
+      current = std::forward<VV>(value);
+      return {InsertResult::kUpdated};
+    }
+  };
+  template <class F>
+  struct UpdatePresent {  // upsert: fn(value)
+    F& fn;
+    template <class VV>
+    PresentOutcome operator()(V& current, VV&&) const {
+      std::invoke(fn, current);
+      return {InsertResult::kUpdated};
+    }
+  };
+  template <class F>
+  struct UprasePresent {  // uprase_fn: fn(value) -> erase?
+    F& fn;
+    template <class VV>
+    PresentOutcome operator()(V& current, VV&&) const {
+      const bool erase = static_cast<bool>(std::invoke(fn, current));
+      return {InsertResult::kUpdated, erase};
+    }
+  };
+
+  // The present-key outcome of an insert (see PresentOutcome).
   // REQUIRES: the stripes of the key's buckets held; pos holds the key.
-  template <class VV>
-  InsertResult settle_present(Table& t, std::size_t pos, VV&& value, bool assign) {
-    if (!assign) return InsertResult::kExists;
-    t.slots[pos]->second = std::forward<VV>(value);
-    count(Counter::kUpdates);
-    return InsertResult::kUpdated;
+  template <class VV, class Present>
+  InsertResult settle_present(Table& t, std::size_t pos, MapBucketPair pair, VV&& value,
+                              Present& present) {
+    const PresentOutcome outcome = present(t.slots[pos]->second, std::forward<VV>(value));
+    if (outcome.erase) {
+      t.clear_slot(pos);
+      stripes_.add_items(stripes_.stripe_of(pair.first), -1);
+      count(Counter::kErases);
+    } else if (outcome.result == InsertResult::kUpdated) {
+      count(Counter::kUpdates);
+    }
+    return outcome.result;
   }
 
   // Stores a new key at pos. REQUIRES: the stripes of both of its buckets held, both
@@ -583,6 +702,16 @@ class StripedMap {
     stripes_.add_items(stripes_.stripe_of(pair.first), 1);
     count(Counter::kInserts);
     return InsertResult::kInserted;
+  }
+
+  // A key argument of upsert / uprase_fn as insert_impl takes it: K itself by reference,
+  // anything else converted to a K first.
+  static const K& key_ref(const K& key) noexcept { return key; }
+  static K&& key_ref(K&& key) noexcept { return std::move(key); }
+  template <class KK>
+    requires(!std::is_same_v<std::remove_cvref_t<KK>, K>)
+  static K key_ref(KK&& key) {
+    return K(std::forward<KK>(key));
   }
 
   // The thread's path search buffers (MapPathSearch is scratch space, one per thread).
@@ -597,8 +726,19 @@ class StripedMap {
   // key and value are forwarded to every step, but a step moves from them only when it
   // stores them, and then it returns kDone, which ends the insert: nothing is used after
   // a move.
-  template <class KK, class VV>
-  InsertResult insert_impl(KK&& key, VV&& value, bool assign) {
+  // Memory running out (std::bad_alloc from copying the key or value, a search buffer or
+  // a new table) answers kFull: every step allocates before it changes anything.
+  template <class KK, class VV, class Present>
+  InsertResult insert_impl(KK&& key, VV&& value, Present& assign) {
+    try {
+      return insert_steps(std::forward<KK>(key), std::forward<VV>(value), assign);
+    } catch (const std::bad_alloc&) {
+      count(Counter::kFullRejections);
+      return InsertResult::kFull;
+    }
+  }
+  template <class KK, class VV, class Present>
+  InsertResult insert_steps(KK&& key, VV&& value, Present& assign) {
     const std::uint64_t hash = hash_key(key);
     // Bounded: kMaxPathAttempts optimistic attempts, then the exclusive insert decides.
     for (unsigned attempt = 0; attempt < kMaxPathAttempts; ++attempt) {
@@ -616,12 +756,12 @@ class StripedMap {
 
   // The fast path: one critical section under the key's two stripes.
   // Locks held on return: none. kDone: decided; kNoRoom: both buckets full.
-  template <class KK, class VV>
-  Decision insert_in_buckets(KK&& key, VV&& value, std::uint64_t hash, bool assign) {
+  template <class KK, class VV, class Present>
+  Decision insert_in_buckets(KK&& key, VV&& value, std::uint64_t hash, Present& assign) {
     return with_key_buckets(hash, [&](Table& t, MapBucketPair pair) -> Decision {
       std::size_t pos = position_in(t, pair, key);
       if (pos != kNoPosition) {
-        return {Step::kDone, settle_present(t, pos, std::forward<VV>(value), assign)};
+        return {Step::kDone, settle_present(t, pos, pair, std::forward<VV>(value), assign)};
       }
       pos = free_position(t, pair);
       if (pos == kNoPosition) return {Step::kNoRoom};
@@ -632,8 +772,8 @@ class StripedMap {
   // The optimistic slow path: search without locks, move the path hop by hop under
   // locks, place under the key's stripes. Locks held on return: none.
   // kDone: decided; kNoRoom: the search found no path; kRetry: a validation failed.
-  template <class KK, class VV>
-  Decision insert_via_path(KK&& key, VV&& value, std::uint64_t hash, bool assign) {
+  template <class KK, class VV, class Present>
+  Decision insert_via_path(KK&& key, VV&& value, std::uint64_t hash, Present& assign) {
     // acquire: pairs with the release store that published the table. A Table is never
     // freed while the map lives, so reading its words without locks is safe.
     Table* const t = table_.load(std::memory_order_acquire);
@@ -662,7 +802,7 @@ class StripedMap {
     if (&live_table() != t) return {Step::kRetry};
     std::size_t pos = position_in(*t, pair, key);
     if (pos != kNoPosition) {
-      return {Step::kDone, settle_present(*t, pos, std::forward<VV>(value), assign)};
+      return {Step::kDone, settle_present(*t, pos, pair, std::forward<VV>(value), assign)};
     }
     pos = free_position(*t, pair);  // someone may have freed a slot meanwhile
     if (pos == kNoPosition) {
@@ -680,9 +820,9 @@ class StripedMap {
   // It yields first, as a preemption there would: that widens the window in which
   // another insert of the key can land in its other bucket, so that a short test run
   // meets the bug (it is the same bug without the yield, only rarer).
-  template <class KK, class VV>
+  template <class KK, class VV, class Present>
   Decision place_via_first_hop_one_bucket(KK&& key, VV&& value, Table* t, MapBucketPair pair,
-                                          const MapCuckooPath& path, bool assign) {
+                                          const MapCuckooPath& path, Present& assign) {
     std::this_thread::yield();
     const std::uint32_t bucket = path.hops[0].bucket;
     const MapStripeGuard guard(stripes_, kBucketStripes, bucket, path.hops[1].bucket);
@@ -691,7 +831,7 @@ class StripedMap {
       const Slot& slot = t->slots[slot_index(bucket, s)];
       if (slot.has_value() && key_eq_(slot->first, key)) {
         return {Step::kDone,
-                settle_present(*t, slot_index(bucket, s), std::forward<VV>(value), assign)};
+                settle_present(*t, slot_index(bucket, s), pair, std::forward<VV>(value), assign)};
       }
     }
     if (!hop_is_valid(*t, path.hops[0], path.hops[1])) return {Step::kRetry};
@@ -745,14 +885,14 @@ class StripedMap {
 
   // The exclusive insert: every stripe held, the table quiescent (only lock-free
   // searches read its words). Locks held on return: none.
-  template <class KK, class VV>
-  InsertResult insert_exclusive(KK&& key, VV&& value, std::uint64_t hash, bool assign) {
+  template <class KK, class VV, class Present>
+  InsertResult insert_exclusive(KK&& key, VV&& value, std::uint64_t hash, Present& assign) {
     const MapStripeGuard all(stripes_, kAllStripes);
     count(Counter::kExclusiveInserts);
     Table& t = live_table();
     const MapBucketPair pair = map_buckets(hash, t.bucket_count);
     std::size_t pos = position_in(t, pair, key);
-    if (pos != kNoPosition) return settle_present(t, pos, std::forward<VV>(value), assign);
+    if (pos != kNoPosition) return settle_present(t, pos, pair, std::forward<VV>(value), assign);
     pos = free_position(t, pair);
     if (pos != kNoPosition) {
       return place_new(t, pos, pair, std::forward<KK>(key), std::forward<VV>(value));
@@ -770,16 +910,19 @@ class StripedMap {
       // has no path means the hasher gives many keys the same buckets.
       const std::size_t items = stripes_.item_count();  // exact: every stripe held
       const bool worth_growing = items * 100 >= std::size_t{kMinGrowthLoadPercent} * t.slots.size();
-      value_type item(std::forward<KK>(key), std::forward<VV>(value));
-      std::uint32_t target = t.bucket_count;
-      for (unsigned step = 0; worth_growing && step < kMaxGrowthSteps; ++step) {
-        if (target >= max_bucket_count()) break;
-        target = static_cast<std::uint32_t>(
-            std::min<std::uint64_t>(std::uint64_t{target} * 2, max_bucket_count()));
-        if (grow_to(target, &item, hash)) {
-          stripes_.add_items(0, 1);  // every stripe is held
-          count(Counter::kInserts);
-          return InsertResult::kInserted;
+      if (worth_growing) {
+        // The item is moved in only once the new table has its place, so a refused
+        // insert leaves the caller's key and value untouched. Where a copy can throw it
+        // is made first, before any item moves (moves are nothrow).
+        if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, VV&&>) {
+          if (grow_and_place(std::forward<KK>(key), std::forward<VV>(value), hash)) {
+            return InsertResult::kInserted;
+          }
+        } else {
+          value_type item(std::forward<KK>(key), std::forward<VV>(value));
+          if (grow_and_place(std::move(item.first), std::move(item.second), hash)) {
+            return InsertResult::kInserted;
+          }
         }
       }
     } catch (const std::bad_alloc&) {
@@ -789,15 +932,42 @@ class StripedMap {
     return InsertResult::kFull;
   }
 
-  // Rebuilds the live table into `buckets` buckets, adding *pending (whose hash is
-  // pending_hash) if given, and publishes the new table. All or nothing: a dry run on
-  // handles (old slot positions; pending is handle old_slots) places every item first;
-  // returns false, having changed nothing, if it cannot. May throw std::bad_alloc before
-  // anything changed. REQUIRES: every stripe held.
-  bool grow_to(std::uint32_t buckets, value_type* pending, std::uint64_t pending_hash) {
+  // Growth for an insert: at most kMaxGrowthSteps doublings (clamped to max_capacity)
+  // until the items and the new key fit; the key and value are moved in only then.
+  // Returns false, having changed nothing, when no size fits. May throw std::bad_alloc
+  // before anything changed. REQUIRES: every stripe held; the move from KK and VV is
+  // nothrow.
+  template <class KK, class VV>
+  bool grow_and_place(KK&& key, VV&& value, std::uint64_t hash) {
+    std::uint32_t target = live_table().bucket_count;
+    for (unsigned step = 0; step < kMaxGrowthSteps; ++step) {
+      if (target >= max_bucket_count()) break;
+      target = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(std::uint64_t{target} * 2, max_bucket_count()));
+      std::size_t pos = kNoPosition;
+      if (grow_to(target, true, hash, &pos)) {
+        live_table().fill_slot(pos, map_buckets(hash, target), std::forward<KK>(key),
+                               std::forward<VV>(value));
+        stripes_.add_items(0, 1);  // every stripe is held
+        count(Counter::kInserts);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Rebuilds the live table into `buckets` buckets, making room for one pending item
+  // (whose hash is pending_hash) if with_pending, and publishes the new table; the
+  // pending item's slot is stored in *pending_pos, empty, for the caller to fill. All or
+  // nothing: a dry run on handles (old slot positions; the pending item is handle
+  // old_slots) places every item first; returns false, having changed nothing, if it
+  // cannot. May throw std::bad_alloc before anything changed. REQUIRES: every stripe
+  // held.
+  bool grow_to(std::uint32_t buckets, bool with_pending, std::uint64_t pending_hash,
+               std::size_t* pending_pos) {
     Table& old = live_table();
     const std::size_t old_slots = old.slots.size();
-    const std::size_t handle_count = old_slots + (pending != nullptr ? 1 : 0);
+    const std::size_t handle_count = old_slots + (with_pending ? 1 : 0);
     const std::size_t new_slots = std::size_t{buckets} * SlotsPerBucket;
     std::vector<std::uint64_t> hashes(handle_count, 0);
     std::vector<std::uint64_t> placement(new_slots, kNoHandle);
@@ -833,8 +1003,11 @@ class StripedMap {
     for (std::size_t pos = 0; pos < new_slots; ++pos) {
       const std::uint64_t handle = placement[pos];
       if (handle == kNoHandle) continue;
-      value_type& item = handle == old_slots ? *pending : *old.slots[handle];
-      fresh->fill_slot(pos, map_buckets(hashes[handle], buckets), std::move(item));
+      if (handle == old_slots) {
+        *pending_pos = pos;  // filled by the caller once the table is published
+        continue;
+      }
+      fresh->fill_slot(pos, map_buckets(hashes[handle], buckets), std::move(*old.slots[handle]));
     }
     // Retire the old table: its items are gone; its words stay for lock-free readers.
     std::vector<Slot>().swap(old.slots);
@@ -847,6 +1020,15 @@ class StripedMap {
   }
 
   // ---- Configuration ------------------------------------------------------------------
+
+  // REQUIRES: every stripe held.
+  std::size_t retired_bytes_locked() const noexcept {
+    std::size_t bytes = 0;
+    for (const auto& table : tables_) {  // bounded: at most 32 growths (each doubles)
+      if (table.get() != &live_table()) bytes += table->word_bytes();
+    }
+    return bytes;
+  }
 
   static CuckooMapConfig validated(CuckooMapConfig config) {
     const auto fail = [](const char* field, const std::string& message) {
