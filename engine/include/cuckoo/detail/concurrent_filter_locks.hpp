@@ -83,6 +83,10 @@ class VersionLock {
   // after an even version is at least as new as the last critical section before it.
   std::uint64_t version() const noexcept { return word_.load(std::memory_order_acquire); }
 
+  // The version with no ordering: for a seqlock reader's second read, after its own
+  // acquire fence.
+  std::uint64_t version_relaxed() const noexcept { return word_.load(std::memory_order_relaxed); }
+
   bool is_locked() const noexcept { return (version() & 1) != 0; }
 
  private:

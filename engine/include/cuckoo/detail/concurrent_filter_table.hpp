@@ -49,6 +49,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "cuckoo/cuckoo_filter.hpp"
@@ -295,6 +296,20 @@ class AtomicBucketTable {
 // holds the stripe of b1 or of b2 (adds and removes of the item's own insert and erase
 // hold both). So a thread holding both stripes sees that item's entries stable, and an
 // optimistic reader of both stripes sees a change to them as a version change.
+//
+// Lock-free reads. A lookup must write nothing shared, so it does not take the stash
+// lock: try_contains() reads the entries as a seqlock reader of that same lock (a
+// VersionLock: odd while held, bumped on every release). It reads the version, the
+// entries and the version again, and answers only if the version was even and did not
+// move; otherwise it reports "undecided" and the caller retries (and, after its bound,
+// takes the locks). Validation against the stash's own version is needed, not only the
+// item's stripes: removing another item's entry shifts the entries down, and a reader
+// racing with that shift could skip this item's entry. Every entry field and the count
+// are atomics (written under the lock, read by the seqlock reader with relaxed loads),
+// so the racing reads are not data races; a writer fences (release) after taking the
+// lock and before its first store, so that a reader who sees any of its stores sees the
+// odd version on its second read (Boehm, "Can seqlocks get along with programming
+// language memory models?", 2012).
 class ConcurrentStash {
  public:
   static constexpr unsigned kSlots = 4;
@@ -317,8 +332,8 @@ class ConcurrentStash {
     ReadLocked(const ReadLocked&) = delete;
     ReadLocked& operator=(const ReadLocked&) = delete;
 
-    unsigned size() const noexcept { return stash_.count_; }
-    const Placement& operator[](unsigned k) const noexcept { return stash_.entry(k); }
+    unsigned size() const noexcept { return stash_.count(); }
+    Placement operator[](unsigned k) const noexcept { return stash_.entry(k); }
     unsigned find(const Placement& p) const noexcept { return stash_.find(p); }
     bool contains(const Placement& p) const noexcept { return stash_.find(p) != kSlots; }
     unsigned count(const Placement& p) const noexcept { return stash_.count(p); }
@@ -331,13 +346,17 @@ class ConcurrentStash {
   // Read and write access under the stash lock.
   class Locked {
    public:
-    explicit Locked(ConcurrentStash& stash) noexcept : stash_(stash), hold_(stash.lock_) {}
+    explicit Locked(ConcurrentStash& stash) noexcept : stash_(stash), hold_(stash.lock_) {
+      // release: orders the lock's odd version before this section's stores, for the
+      // seqlock readers (see try_contains).
+      std::atomic_thread_fence(std::memory_order_release);
+    }
     Locked(const Locked&) = delete;
     Locked& operator=(const Locked&) = delete;
 
-    unsigned size() const noexcept { return stash_.count_; }
-    bool full() const noexcept { return stash_.count_ == kSlots; }
-    const Placement& operator[](unsigned k) const noexcept { return stash_.entry(k); }
+    unsigned size() const noexcept { return stash_.count(); }
+    bool full() const noexcept { return stash_.count() == kSlots; }
+    Placement operator[](unsigned k) const noexcept { return stash_.entry(k); }
     // The first entry of p's fingerprint and bucket pair, or kSlots.
     unsigned find(const Placement& p) const noexcept { return stash_.find(p); }
     unsigned count(const Placement& p) const noexcept { return stash_.count(p); }
@@ -345,40 +364,81 @@ class ConcurrentStash {
     // REQUIRES: !full(); the stripes of p's buckets held.
     void add(const Placement& p) noexcept {
       assert(!full());
-      stash_.entries_[stash_.count_++] = p;
+      const unsigned n = stash_.count();
+      stash_.set_entry(n, p);
+      stash_.count_.store(n + 1, std::memory_order_relaxed);
       publish();
     }
 
     // Removes entry k, keeping the others in order. REQUIRES: k < size(); the stripe of
     // one of the entry's buckets held.
     void remove(unsigned k) noexcept {
-      assert(k < stash_.count_);
-      for (unsigned j = k + 1; j < stash_.count_; ++j) {  // bound: kSlots
-        stash_.entries_[j - 1] = stash_.entries_[j];
+      const unsigned n = stash_.count();
+      assert(k < n);
+      for (unsigned j = k + 1; j < n; ++j) {  // bound: kSlots
+        stash_.set_entry(j - 1, stash_.entry(j));
       }
-      stash_.entries_[--stash_.count_] = {};
+      stash_.set_entry(n - 1, Placement{});
+      stash_.count_.store(n - 1, std::memory_order_relaxed);
       publish();
     }
 
     // REQUIRES: every stripe held.
     void clear() noexcept {
-      stash_.entries_ = {};
-      stash_.count_ = 0;
+      for (unsigned k = 0; k < kSlots; ++k) stash_.set_entry(k, Placement{});
+      stash_.count_.store(0, std::memory_order_relaxed);
       publish();
     }
 
    private:
     // release: pairs with maybe_nonempty()'s acquire.
-    void publish() noexcept { stash_.size_.store(stash_.count_, std::memory_order_release); }
+    void publish() noexcept { stash_.size_.store(stash_.count(), std::memory_order_release); }
 
     ConcurrentStash& stash_;
     const std::lock_guard<VersionLock> hold_;
   };
 
+  // The stash lock's version: it moves on every acquisition, so tests can see whether
+  // lookups took the lock.
+  std::uint64_t lock_version() const noexcept { return lock_.version(); }
+
+  // Whether the stash holds an entry of p's item, read without writing anything (see
+  // the top of this class): true or false when the read saw one stable version, nullopt
+  // when a holder of the lock was inside (or got in) meanwhile.
+  std::optional<bool> try_contains(const Placement& p) const noexcept {
+    const std::uint64_t before = lock_.version();  // acquire
+    if ((before & 1) != 0) return std::nullopt;
+    bool found = false;
+    const unsigned n = std::min(count_.load(std::memory_order_relaxed), kSlots);
+    for (unsigned k = 0; k < n; ++k) found = found || same_item(entry(k), p);  // bound: kSlots
+    // acquire: the loads above happen before the version is read again.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (lock_.version_relaxed() != before) return std::nullopt;
+    return found;
+  }
+
  private:
-  const Placement& entry(unsigned k) const noexcept {
-    assert(k < count_);
-    return entries_[k];
+  // One entry, as three words that a seqlock reader may load while a holder stores.
+  struct Entry {
+    std::atomic<std::uint32_t> bucket1{0};
+    std::atomic<std::uint32_t> bucket2{0};
+    std::atomic<std::uint32_t> fingerprint{0};
+  };
+
+  unsigned count() const noexcept { return count_.load(std::memory_order_relaxed); }
+  // relaxed: under the lock, or by a seqlock reader that validates the version after.
+  Placement entry(unsigned k) const noexcept {
+    const Entry& e = entries_[k];
+    return Placement{e.bucket1.load(std::memory_order_relaxed),
+                     e.bucket2.load(std::memory_order_relaxed),
+                     e.fingerprint.load(std::memory_order_relaxed)};
+  }
+  // REQUIRES: the lock held.
+  void set_entry(unsigned k, const Placement& p) noexcept {
+    Entry& e = entries_[k];
+    e.bucket1.store(p.bucket1, std::memory_order_relaxed);
+    e.bucket2.store(p.bucket2, std::memory_order_relaxed);
+    e.fingerprint.store(p.fingerprint, std::memory_order_relaxed);
   }
 
   // Equal fingerprints have equal alternates, so one shared bucket means the same pair.
@@ -387,22 +447,24 @@ class ConcurrentStash {
   }
 
   unsigned find(const Placement& p) const noexcept {
-    for (unsigned k = 0; k < count_; ++k) {  // bound: kSlots
-      if (same_item(entries_[k], p)) return k;
+    const unsigned n = count();
+    for (unsigned k = 0; k < n; ++k) {  // bound: kSlots
+      if (same_item(entry(k), p)) return k;
     }
     return kSlots;
   }
 
   unsigned count(const Placement& p) const noexcept {
     unsigned n = 0;
-    for (unsigned k = 0; k < count_; ++k) n += same_item(entries_[k], p) ? 1U : 0U;  // bound: kSlots
+    const unsigned c = count();
+    for (unsigned k = 0; k < c; ++k) n += same_item(entry(k), p) ? 1U : 0U;  // bound: kSlots
     return n;
   }
 
   // The lock is taken from const contexts (lookups); it is not logical state.
   mutable VersionLock lock_;
-  std::array<Placement, kSlots> entries_{};  // guarded by lock_
-  unsigned count_ = 0;                       // guarded by lock_
+  std::array<Entry, kSlots> entries_{};      // written under lock_
+  std::atomic<unsigned> count_{0};           // written under lock_
   std::atomic<unsigned> size_{0};            // == count_, readable without the lock
 };
 
