@@ -29,6 +29,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "cuckoo/sync/htm.hpp"
+
 #include "bench_common.hpp"
 #if CUCKOO_BENCH_CONCURRENT_MAP
 #include "cuckoo/concurrent_map.hpp"
@@ -238,6 +240,14 @@ int main(int argc, char** argv) {
   register_all();
   benchmark::AddCustomContext("seed", std::to_string(bench_seed()));
   benchmark::AddCustomContext("prefill_items", std::to_string(prefill_items()));
+  // The backend the coarse designs' automatic HTM policy really runs: real RTM only where
+  // the CPU has it (CPUID leaf 7), otherwise the MCS fallback lock alone.
+  benchmark::AddCustomContext(
+      "htm_backend",
+      std::string(cuckoo::sync::to_string(
+          cuckoo::sync::Htm(cuckoo::sync::HtmPolicy::automatic()).effective_backend())) +
+          (cuckoo::sync::hardware_rtm_available() ? " (hardware RTM present)"
+                                                  : " (no hardware RTM on this CPU or build)"));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -122,7 +122,8 @@ def filter_rows(t, B):
                 bpi = ins["bits_per_item"]
                 ideal = bits / ins["load"]
                 within = abs(bpi / ideal - 1) <= 0.02
-                t.row("bits per item", bpi, "bits", f"{bits} / load reached", ideal,
+                t.row("bits per item (allocated bytes x 8 / items)", bpi, "bits",
+                      f"{bits} / load reached", ideal,
                       "within 2%" if bits == 12 else None, within if bits == 12 else None)
             for kind in ("lookup_positive", "lookup_negative", "lookup_mixed"):
                 b = get(kind)
@@ -250,7 +251,7 @@ def main():
     header = ["# cuckoo benchmark results", ""]
     for key in ("host_name", "num_cpus", "mhz_per_cpu", "transparent_hugepage",
                 "filter_huge_pages_option", "filter_contains_many", "sizes", "seed",
-                "library_build_type"):
+                "library_build_type", "htm_backend"):
         if key in ctx:
             header.append(f"- {key}: {ctx[key]}")
     header.append("- ratio = figure / baseline in the row's unit (ns: lower is better; "

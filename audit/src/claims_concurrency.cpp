@@ -7,7 +7,8 @@
 //
 // Configurations: both designs; the coarse design (one lock elided with hardware
 // transactions) under the HTM shim's cheap backends as well: always abort (every section
-// on the MCS fallback lock) and random aborts; the striped design with automatic and with
+// on the MCS fallback lock) and random aborts (each task's name says which backend really
+// ran: automatic is real RTM only where the CPU has it); the striped design with automatic and with
 // one lock stripe (unrelated buckets share a lock).
 //
 // Verdict. FAIL on any history that is not linearizable (the failing key's sub-history
@@ -315,13 +316,20 @@ std::vector<Backend> coarse_backends() {
           {"random_abort_30%", [] { return sync::HtmPolicy::random(0.3, 0xabad1deaULL); }}};
 }
 
+// The backend a policy really runs, for the task's name: "automatic" is real RTM only
+// where the CPU has it, so the report says which one ran.
+std::string backend_label(const Backend& backend) {
+  const sync::HtmBackend ran = sync::Htm(backend.policy()).effective_backend();
+  return std::string(backend.name) + " (ran: " + std::string(sync::to_string(ran)) + ")";
+}
+
 }  // namespace
 
 void add_concurrency_claims(TaskList& tasks, Profile profile) {
   using U64 = std::uint64_t;
   for (const Backend& backend : coarse_backends()) {
     add_filter_task<CoarseConcurrentFilter>(
-        tasks, profile, std::string("coarse htm=") + backend.name + " b=1..4 buckets=2..16 keys=4..8",
+        tasks, profile, "coarse htm=" + backend_label(backend) + " b=1..4 buckets=2..16 keys=4..8",
         [policy = backend.policy](const CuckooFilterConfig& c) {
           return std::make_unique<CoarseConcurrentFilter>(c, policy());
         });
@@ -339,7 +347,7 @@ void add_concurrency_claims(TaskList& tasks, Profile profile) {
   }
   for (const Backend& backend : coarse_backends()) {
     add_map_task<CoarseConcurrentMap<U64, U64, 1>>(
-        tasks, profile, std::string("coarse htm=") + backend.name + " B=1 from 1 slot keys=8..12",
+        tasks, profile, "coarse htm=" + backend_label(backend) + " B=1 from 1 slot keys=8..12",
         8, [policy = backend.policy](std::uint64_t seed) {
           return std::make_unique<CoarseConcurrentMap<U64, U64, 1>>(
               map_config(seed, 1, CuckooMapConfig::kDefaultMaxCapacity), policy());
