@@ -29,10 +29,11 @@ CuckooFilterConfig small_config(std::uint64_t seed) {
   return c;
 }
 
-// Fills the filter until the stash holds something; returns the keys stored.
-std::vector<std::uint64_t> fill_until_stashed(StripedConcurrentFilter& filter) {
+// Fills the filter until the stash holds `entries` items; returns the keys stored.
+std::vector<std::uint64_t> fill_until_stashed(StripedConcurrentFilter& filter,
+                                              unsigned entries = 2) {
   std::vector<std::uint64_t> stored;
-  for (std::uint64_t k = 1; k < 100'000 && filter.stash_size() == 0; ++k) {
+  for (std::uint64_t k = 1; k < 100'000 && filter.stash_size() < entries; ++k) {
     if (filter.insert(k) == InsertResult::kInserted) stored.push_back(k);
   }
   return stored;
@@ -41,7 +42,7 @@ std::vector<std::uint64_t> fill_until_stashed(StripedConcurrentFilter& filter) {
 TEST(StripedFilterLookup, NegativeLookupsTakeNoLockWithAStash) {
   StripedConcurrentFilter filter(small_config(3));
   const std::vector<std::uint64_t> stored = fill_until_stashed(filter);
-  ASSERT_GT(filter.stash_size(), 0U) << "the stash never filled";
+  ASSERT_GE(filter.stash_size(), 2U) << "the stash never filled";
   const std::uint64_t version = filter.engine().stash_lock_version();
   std::uint64_t false_positives = 0;
   for (std::uint64_t k = 1'000'000; k < 1'010'000; ++k) false_positives += filter.contains(k);
@@ -78,6 +79,47 @@ TEST(StripedFilterLookup, StashedItemsAreFoundWhileTheStashChanges) {
   }
   stop = true;
   churn.join();
+}
+
+// size() while updates run: at least the smallest size the call overlapped, at most the
+// size when it began plus the inserts that complete during it (the documented bounds).
+// Stable keys are never erased, so the size never drops below their count; a churn
+// thread inserts and erases its own keys, at most one of them stored at a time, and
+// counts each insert before it starts, so inserts that complete during a size() call
+// are counted by the reader's second read of the counter.
+TEST(StripedFilterSize, StaysWithinTheDocumentedBoundsUnderChurn) {
+  cuckoo::test::Watchdog watchdog("StaysWithinTheDocumentedBoundsUnderChurn");
+  CuckooFilterConfig c = small_config(9);
+  c.capacity = 1 << 12;
+  c.max_kicks = 500;
+  StripedConcurrentFilter filter(c);
+  std::uint64_t stable = 0;
+  for (std::uint64_t k = 1; k <= 1000; ++k) stable += filter.insert(k) == InsertResult::kInserted;
+  ASSERT_EQ(filter.size(), stable);
+  std::atomic<std::uint64_t> inserts_started{0};
+  std::atomic<bool> stop{false};
+  std::thread churn([&] {
+    std::uint64_t next = 5'000'000;
+    while (!stop.load(std::memory_order_relaxed)) {
+      const std::uint64_t k = next++;
+      inserts_started.fetch_add(1, std::memory_order_seq_cst);
+      if (filter.insert(k) == InsertResult::kInserted) filter.erase(k);
+    }
+  });
+  for (int i = 0; i < 20'000; ++i) {
+    const std::uint64_t before = inserts_started.load(std::memory_order_seq_cst);
+    const std::uint64_t size = filter.size();
+    const std::uint64_t after = inserts_started.load(std::memory_order_seq_cst);
+    if (size < stable || size > stable + 1 + (after - before)) {
+      stop = true;
+      churn.join();
+      FAIL() << "size() = " << size << " outside [" << stable << ", " << stable + 1 + (after - before)
+             << "] (read " << i << ")";
+    }
+  }
+  stop = true;
+  churn.join();
+  EXPECT_EQ(filter.size(), stable) << "exact once no update runs";
 }
 
 }  // namespace

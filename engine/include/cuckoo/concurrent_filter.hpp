@@ -21,7 +21,7 @@
 //   - insert, contains and erase are linearizable (against the multiset model with the
 //     filter relaxations: contains may report a false positive); so is size() in the
 //     coarse design, while the striped design's size() is exact only when no update
-//     runs (see there);
+//     runs and otherwise within the bounds stated at StripedConcurrentFilter below;
 //   - the caveat of every cuckoo filter stands: erase only items you inserted.
 // Which one to use: the coarse design keeps CuckooFilter's code and compact table and
 // adds one elided-lock critical section per operation (single-threaded, several times
@@ -85,8 +85,10 @@
 //   workloads scale. Its cost is that the table must be read through atomics (done: every
 //   word is a std::atomic, acquire loads, release stores), or the optimistic reads would
 //   be data races (undefined behaviour, and ThreadSanitizer reports).
-//   size(): sharded relaxed counters of inserted and erased copies; exact when no update
-//   runs, otherwise a value between the sizes before and after the running updates.
+//   size(): sharded relaxed counters of inserted and erased copies, summed without a
+//   snapshot: exact when no update runs; otherwise at least the size at some instant of
+//   the call and at most the size when it began plus the inserts that complete during
+//   it (detail/striped_filter.hpp). Not linearizable.
 // Locks held on return from every operation: none.
 //
 // Thread safety (both designs): insert, contains, erase, size, stash_size, clear and the

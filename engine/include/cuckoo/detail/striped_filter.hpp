@@ -187,9 +187,15 @@ class StripedFilter {
     return true;  // stripe(b1), stripe(b2) released
   }
 
-  // Stored copies. An atomic (sharded) count of completed inserts minus erases: exact
-  // when no insert, erase or clear is running; while they run, a value between the
-  // counts before and after the running ones (never negative).
+  // Stored copies: sharded relaxed counts of completed inserts minus completed erases,
+  // summed shard by shard (not a snapshot, not linearizable). What holds:
+  //   - exact when no insert, erase or clear runs during the call;
+  //   - otherwise at least the number of copies stored at some instant during the call
+  //     (erases are summed before inserts, so it never falls below the smallest size the
+  //     call overlapped), and at most the number stored when the call began plus the
+  //     inserts that complete during it (so a stream of insert/erase pairs running
+  //     beside it can make it overestimate by the pairs that complete meanwhile);
+  //   - never negative.
   std::uint64_t size() const noexcept {
     // Erases first: an erase counted here removed a copy whose insert was counted
     // before it, so reading erases before inserts can only overestimate in between.
