@@ -6,13 +6,50 @@
 #include <cuckoo/cuckoo_map.hpp>
 #include <cuckoo/smart_cuckoo.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <string>
+#include <string_view>
+
+// The installed headers define none of xxHash's configuration macros in user code.
+#ifdef XXH_INLINE_ALL
+#error "cuckoo's headers leaked XXH_INLINE_ALL into the user's code"
+#endif
 
 namespace {
 
 int failures = 0;
+
+// An allocator that counts the bytes it hands out, as a user's arena or tracking
+// allocator would.
+std::size_t live_bytes = 0;
+// A standard-shaped hasher (one argument, size_t), transparent as C++20's heterogeneous
+// lookup idiom for std::unordered_map has it.
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+template <class T>
+struct TrackingAllocator {
+  using value_type = T;
+  TrackingAllocator() = default;
+  template <class U>
+  TrackingAllocator(const TrackingAllocator<U>&) {}  // NOLINT: converting, as allocators do
+  T* allocate(std::size_t n) {
+    live_bytes += n * sizeof(T);
+    return std::allocator<T>{}.allocate(n);
+  }
+  void deallocate(T* p, std::size_t n) {
+    live_bytes -= n * sizeof(T);
+    std::allocator<T>{}.deallocate(p, n);
+  }
+  template <class U>
+  bool operator==(const TrackingAllocator<U>&) const { return true; }
+};
 
 void expect(bool ok, const char* what) {
   if (!ok) {
@@ -39,6 +76,22 @@ int main() {
   cuckoo::CuckooMap<std::uint64_t, std::string> map;
   map.insert(7, "seven");
   expect(map.find(7) != nullptr && *map.find(7) == "seven", "map finds its value");
+
+  // A standard hasher (the engine mixes in its seed), an allocator, and heterogeneous
+  // lookup by std::string_view through a transparent equality.
+  {
+    using Alloc = TrackingAllocator<std::pair<const std::string, int>>;
+    cuckoo::CuckooMap<std::string, int, 4, StringHash, std::equal_to<>, Alloc> words;
+    for (const char* w : {"to", "be", "or", "not", "to", "be"}) ++words[w];
+    expect(words.size() == 4 && words.at("to") == 2 && words.at("not") == 1,
+           "map with a standard hasher counts words");
+    expect(live_bytes > 0 && live_bytes == words.memory_bytes(),
+           "map memory comes from the user's allocator");
+    const std::string_view probe = "be";
+    expect(words.find(probe) != nullptr && *words.find(probe) == 2,
+           "heterogeneous lookup by string_view");
+  }
+  expect(live_bytes == 0, "map returns every byte to the user's allocator");
 
   cuckoo::ClassicCuckoo<> classic;
   classic.insert(1, 10);
