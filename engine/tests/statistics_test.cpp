@@ -1,0 +1,156 @@
+// Statistics users read, pinned to exact values on hand-built scenarios (issue 11: they
+// were checked only for monotonicity, so an off-by-one in a kick counter or a histogram
+// bucketed wrong went unnoticed). Keys are placed in chosen buckets by injected hashers;
+// every expected value below is derived in the comments from the engine's documented
+// algorithm, not read off a run.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+
+#include "cuckoo/classic_cuckoo.hpp"
+#include "cuckoo/cuckoo_filter.hpp"
+#include "cuckoo/cuckoo_map.hpp"
+
+namespace {
+
+using cuckoo::InsertResult;
+
+// Places chosen keys at chosen hashes; other keys hash normally. Copies share the table.
+struct PlacedHasher {
+  std::shared_ptr<std::unordered_map<std::uint64_t, std::uint64_t>> placed =
+      std::make_shared<std::unordered_map<std::uint64_t, std::uint64_t>>();
+  std::uint64_t operator()(std::uint64_t key, std::uint64_t seed) const {
+    const auto it = placed->find(key);
+    return it != placed->end() ? it->second : cuckoo::DefaultHasher{}(key, seed);
+  }
+};
+
+// ClassicCuckoo, table_size 4, max_kicks 5, kReport. Keys A (p0 0, p1 0), B (0, 1),
+// C (0, 1), D (0, 1):
+//   A: T0[0] empty: placed, 0 kicks.           B: T0[0] full, T1[1] empty: 0 kicks.
+//   C: both full: C evicts A from T0[0]; A's T1 slot p1 = 0 is empty: 1 kick.
+//   D: both full (T0[0] = C, T1[1] = B): D evicts C, C evicts B (T1[1]), B evicts D
+//      (T0[0]), D evicts C (T1[1]), C evicts B (T0[0]): 5 kicks, the bound; undone,
+//      kFull. record_walk counts max_kicks for the failed walk.
+// Histogram bucket i holds walks of [2^(i-1), 2^i) kicks: 0 kicks -> 0, 1 -> 1, 5 -> 3.
+TEST(Statistics, ClassicCuckooKickCountsAndHistogram) {
+  using Classic = cuckoo::ClassicCuckoo<std::uint64_t, std::uint64_t, PlacedHasher>;
+  cuckoo::ClassicCuckooConfig config;
+  config.capacity = 8;
+  config.max_kicks = 5;
+  config.on_failure = cuckoo::OnInsertFailure::kReport;
+  config.seed = 1;
+  PlacedHasher hasher;
+  Classic table(config, hasher);
+  ASSERT_EQ(table.table_size(), 4U);
+  const auto place = [&](std::uint64_t key, std::uint32_t p0, std::uint32_t p1) {
+    const std::optional<std::uint64_t> h = Classic::hash_with_positions(p0, p1, 4);
+    ASSERT_TRUE(h.has_value());
+    (*hasher.placed)[key] = *h;
+  };
+  place(1, 0, 0);
+  place(2, 0, 1);
+  place(3, 0, 1);
+  place(4, 0, 1);
+  EXPECT_EQ(table.insert(1, 10), InsertResult::kInserted);
+  EXPECT_EQ(table.insert(2, 20), InsertResult::kInserted);
+  EXPECT_EQ(table.insert(3, 30), InsertResult::kInserted);
+  EXPECT_EQ(table.stats().last_insert_kicks, 1U);
+  EXPECT_EQ(table.insert(4, 40), InsertResult::kFull);
+  const cuckoo::ClassicCuckooStats& s = table.stats();
+  EXPECT_EQ(s.insert_calls, 4U);
+  EXPECT_EQ(s.inserted, 3U);
+  EXPECT_EQ(s.full, 1U);
+  EXPECT_EQ(s.total_kicks, 6U);
+  EXPECT_EQ(s.last_insert_kicks, 5U);
+  EXPECT_EQ(s.max_insert_kicks, 5U);
+  EXPECT_EQ(s.failures, 1U);
+  EXPECT_EQ(s.rehashes, 0U);
+  EXPECT_EQ(s.grows, 0U);
+  EXPECT_EQ(s.rebuild_kicks, 0U);
+  std::array<std::uint64_t, cuckoo::ClassicCuckooStats::kKickHistogramBuckets> histogram{};
+  histogram[0] = 2;
+  histogram[1] = 1;
+  histogram[3] = 1;
+  EXPECT_EQ(s.kick_histogram, histogram);
+  // The failed walk was undone: the layout is the one after C.
+  EXPECT_EQ(table.positions_of(3), std::make_pair(0U, 1U));
+  EXPECT_TRUE(table.check_invariants()) << table.invariant_violation().value_or("");
+}
+
+// CuckooMap<B = 2>, 4 buckets, may not grow. Buckets 0 and 1 hold two keys each whose
+// candidate buckets are both that bucket, so an item with candidates {0, 1} has no cuckoo
+// path: each such insert runs one search, which fails, and goes to the stash, until the
+// stash (8) is full; the ninth runs one more failed search and is refused (kFull), since
+// the table is at max_capacity. Then one update, one erase (which pulls a stashed item
+// into the freed slot) and one kExists.
+TEST(Statistics, CuckooMapSearchStashAndRejectionCounters) {
+  using Map = cuckoo::CuckooMap<std::uint64_t, std::uint64_t, 2, PlacedHasher>;
+  cuckoo::CuckooMapConfig config;
+  config.initial_capacity = 8;
+  config.max_capacity = 8;
+  config.seed = 3;
+  PlacedHasher hasher;
+  Map map(config, hasher);
+  const auto place = [&](std::uint64_t key, std::uint32_t a, std::uint32_t b) {
+    (*hasher.placed)[key] = Map::hash_for_buckets(a, b, 4);
+  };
+  for (std::uint64_t k = 0; k < 2; ++k) {
+    place(100 + k, 0, 0);
+    place(200 + k, 1, 1);
+    ASSERT_EQ(map.insert(100 + k, k), InsertResult::kInserted);
+    ASSERT_EQ(map.insert(200 + k, k), InsertResult::kInserted);
+  }
+  for (std::uint64_t k = 0; k < Map::kStashSlots + 1; ++k) place(300 + k, 0, 1);
+  for (std::uint64_t k = 0; k < Map::kStashSlots; ++k) {
+    ASSERT_EQ(map.insert(300 + k, k), InsertResult::kInserted);
+  }
+  EXPECT_EQ(map.insert(300 + Map::kStashSlots, 0), InsertResult::kFull);
+  EXPECT_EQ(map.insert_or_assign(300, 7), InsertResult::kUpdated);
+  EXPECT_EQ(map.insert(300, 8), InsertResult::kExists);
+  EXPECT_TRUE(map.erase(200));
+  const cuckoo::CuckooMapStats& s = map.stats();
+  EXPECT_EQ(s.inserts, 4U + Map::kStashSlots);
+  EXPECT_EQ(s.updates, 1U);
+  EXPECT_EQ(s.erases, 1U);
+  EXPECT_EQ(s.growths, 0U);
+  EXPECT_EQ(s.reseeds, 0U);
+  EXPECT_EQ(s.bfs_searches, Map::kStashSlots + 1);
+  EXPECT_EQ(s.bfs_failures, Map::kStashSlots + 1);
+  EXPECT_EQ(s.longest_path, 0U);
+  EXPECT_EQ(s.stash_high_water, Map::kStashSlots);
+  EXPECT_EQ(s.full_rejections, 1U);
+  EXPECT_EQ(map.stash_size(), Map::kStashSlots - 1);
+}
+
+// CuckooMap<B = 1>: a path of exactly two moves. Buckets 0..3 of a 4-bucket map; key X
+// lives in bucket 0 with alternate 1, key Y in bucket 1 with alternate 2 (bucket 2 is
+// free). A new key with candidates {0, 0} finds bucket 0 full; the search moves Y to 2
+// and X to 1, then places the key in 0: longest_path 2, one search, no failure.
+TEST(Statistics, CuckooMapLongestPath) {
+  using Map = cuckoo::CuckooMap<std::uint64_t, std::uint64_t, 1, PlacedHasher>;
+  cuckoo::CuckooMapConfig config;
+  config.initial_capacity = 4;
+  config.max_capacity = 4;
+  config.seed = 5;
+  PlacedHasher hasher;
+  Map map(config, hasher);
+  (*hasher.placed)[1] = Map::hash_for_buckets(0, 1, 4);  // X: first bucket 0
+  (*hasher.placed)[2] = Map::hash_for_buckets(1, 2, 4);  // Y: first bucket 1
+  (*hasher.placed)[3] = Map::hash_for_buckets(0, 0, 4);  // the new key
+  ASSERT_EQ(map.insert(1, 1), InsertResult::kInserted);
+  ASSERT_EQ(map.insert(2, 2), InsertResult::kInserted);
+  ASSERT_EQ(map.stats().bfs_searches, 0U);
+  ASSERT_EQ(map.insert(3, 3), InsertResult::kInserted);
+  EXPECT_EQ(map.stats().bfs_searches, 1U);
+  EXPECT_EQ(map.stats().bfs_failures, 0U);
+  EXPECT_EQ(map.stats().longest_path, 2U);
+  EXPECT_EQ(map.buckets_of(3).first, 0U);
+  EXPECT_EQ(map.check_invariants(), "");
+}
+
+}  // namespace
