@@ -104,6 +104,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -324,18 +325,22 @@ class BasicCuckooFilter {
     requires HasherFor<Hasher, Key>
   void contains_many(std::span<const Key> keys, std::span<bool> results) const {
     require_result_room(keys.size(), results.size());
-    // One shape dispatch for the whole batch (see with_probe).
-    with_probe([&](auto probe) {
-      std::array<Placement, kBatchGroup> group;
-      // Bound: keys.size() / kBatchGroup + 1 groups of at most kBatchGroup keys.
-      for (std::size_t start = 0; start < keys.size(); start += kBatchGroup) {
-        const std::size_t count = std::min(kBatchGroup, keys.size() - start);
-        for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hash_of(keys[start + k]));
-        for (std::size_t k = 0; k < count; ++k) {
-          results[start + k] = holds_fingerprint(group[k], probe);
-        }
-      }
-    });
+    contains_many_into(keys, results.begin());
+  }
+
+  // The same for any contiguous range of keys (std::vector, std::array, a C array,
+  // std::span) and any sized random-access range whose elements take a bool (bool, char,
+  // std::uint8_t, int, ... and std::vector<bool>, whose proxy references do): results[i]
+  // = contains(keys[i]). Same errors and requirements as above.
+  template <std::ranges::contiguous_range Keys, std::ranges::random_access_range Results>
+    requires std::ranges::sized_range<Keys> && std::ranges::sized_range<Results> &&
+             HasherFor<Hasher, std::ranges::range_value_t<Keys>> &&
+             std::is_assignable_v<std::ranges::range_reference_t<Results>, bool>
+  void contains_many(const Keys& keys, Results&& results) const {
+    using Key = std::ranges::range_value_t<Keys>;
+    const std::span<const Key> key_span(std::ranges::data(keys), std::ranges::size(keys));
+    require_result_room(key_span.size(), static_cast<std::size_t>(std::ranges::size(results)));
+    contains_many_into(key_span, std::ranges::begin(results));
   }
 
   // contains_many() for precomputed hashes: results[i] = contains_hash(hashes[i]).
@@ -672,6 +677,24 @@ class BasicCuckooFilter {
 
   unsigned max_copies_of(const Placement& p) const noexcept {
     return p.bucket1 == p.bucket2 ? table_.slots() : 2 * table_.slots();
+  }
+
+  // The batched lookup: groups of kBatchGroup keys hashed and prefetched, then probed;
+  // out[i] = contains(keys[i]). REQUIRES: out has room for keys.size() results.
+  template <class Key, class Out>
+  void contains_many_into(std::span<const Key> keys, Out out) const {
+    // One shape dispatch for the whole batch (see with_probe).
+    with_probe([&](auto probe) {
+      std::array<Placement, kBatchGroup> group;
+      // Bound: keys.size() / kBatchGroup + 1 groups of at most kBatchGroup keys.
+      for (std::size_t start = 0; start < keys.size(); start += kBatchGroup) {
+        const std::size_t count = std::min(kBatchGroup, keys.size() - start);
+        for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hash_of(keys[start + k]));
+        for (std::size_t k = 0; k < count; ++k) {
+          out[static_cast<std::ptrdiff_t>(start + k)] = holds_fingerprint(group[k], probe);
+        }
+      }
+    });
   }
 
   static void require_result_room(std::size_t inputs, std::size_t results) {
