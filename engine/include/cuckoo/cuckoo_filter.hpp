@@ -271,7 +271,12 @@ inline CuckooFilterShape validate_cuckoo_filter_config(const CuckooFilterConfig&
 
 }  // namespace detail
 
-template <class Hasher = DefaultHasher>
+// Allocator: the table's memory comes from it (rebound to 64-byte cache lines, see
+// detail/aligned_buffer.hpp); huge_pages applies with std::allocator only. Copies use
+// select_on_container_copy_construction; copy assignment keeps this filter's allocator;
+// move assignment and swap take the other filter's memory together with the allocator
+// that owns it (the filter never moves fingerprints between allocators one by one).
+template <class Hasher = DefaultHasher, class Allocator = std::allocator<std::uint8_t>>
 class BasicCuckooFilter {
  public:
   using Placement = CuckooFilterPlacement;
@@ -290,9 +295,13 @@ class BasicCuckooFilter {
   // Builds an empty filter. Throws ConfigError (field() = "fingerprint_bits",
   // "slots_per_bucket", "capacity" or "max_kicks") if the configuration is invalid;
   // nothing is allocated before the configuration is validated.
-  explicit BasicCuckooFilter(const CuckooFilterConfig& config, Hasher hasher = Hasher())
+  explicit BasicCuckooFilter(const CuckooFilterConfig& config, Hasher hasher = Hasher(),
+                             const Allocator& alloc = Allocator())
       : BasicCuckooFilter(detail::validate_cuckoo_filter_config(config), config.seed,
-                          std::move(hasher), config.huge_pages) {}
+                          std::move(hasher), config.huge_pages, alloc) {}
+
+  using allocator_type = Allocator;
+  allocator_type get_allocator() const noexcept { return allocator_type(table_.allocator()); }
 
   // ---- Key-level operations. A key is anything the Hasher accepts (DefaultHasher:
   // any std::integral, std::string_view, std::string, const char*). Each hashes the key
@@ -387,7 +396,7 @@ class BasicCuckooFilter {
     // Fast path (see "Insert" in the design comment): bucket1 has a free slot and so few
     // copies that the item is below its copy limit whatever bucket2 holds; bucket2 is
     // then not read at all.
-    const detail::PackedTable::Scan first = table_.scan(p.bucket1, p.fingerprint);
+    const auto first = table_.scan(p.bucket1, p.fingerprint);
     if (first.free_slot != detail::PackedTable::kNoSlot &&
         first.copies + stash_size_ < table_.slots()) [[likely]] {
       table_.set(p.bucket1, static_cast<unsigned>(first.free_slot), p.fingerprint);
@@ -550,7 +559,8 @@ class BasicCuckooFilter {
   // are not zero. The hasher must be the one the original used for key-level answers to
   // match.
   static BasicCuckooFilter deserialize(std::span<const std::uint8_t> bytes,
-                                       Hasher hasher = Hasher()) {
+                                       Hasher hasher = Hasher(),
+                                       const Allocator& alloc = Allocator()) {
     using C = CuckooFilterConfig;
     detail::ByteReader r = detail::open_envelope(bytes, detail::StructureKind::kCuckooFilter,
                                                  kFormatVersion, "cuckoo filter");
@@ -626,7 +636,7 @@ class BasicCuckooFilter {
     r.expect_end("the table");
 
     // The input holds every table byte, so this allocation is justified by its length.
-    BasicCuckooFilter f(shape, seed, std::move(hasher));
+    BasicCuckooFilter f(shape, seed, std::move(hasher), false, alloc);
     std::copy(data.begin(), data.end(), f.table_.mutable_data().begin());
     detail::require_consistent(f.table_.padding_is_zero(),
                                "bits after the last bucket are not zero");
@@ -657,10 +667,11 @@ class BasicCuckooFilter {
   static constexpr std::uint64_t kKickSeedSalt = 0x6b69636b2d77616cULL;
 
   BasicCuckooFilter(const detail::CuckooFilterShape& shape, std::optional<std::uint64_t> seed,
-                    Hasher hasher, bool huge_pages = false)
+                    Hasher hasher, bool huge_pages = false, const Allocator& alloc = Allocator())
       : hasher_(std::move(hasher)),
         seed_(seed ? *seed : random_seed()),
-        table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits, huge_pages),
+        table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits, huge_pages,
+               alloc),
         fp_mask_(fingerprint_mask(shape.fingerprint_bits)),
         max_kicks_(shape.max_kicks),
         probe_shape_(probe_shape_for(shape.fingerprint_bits, shape.slots_per_bucket)) {}
@@ -718,7 +729,7 @@ class BasicCuckooFilter {
   // kBranchFree: cheap enough to probe both buckets without a branch between them.
   struct GenericProbe {
     static constexpr bool kBranchFree = false;  // a loop over chunks: skip bucket2 on a hit
-    const detail::PackedTable* table;
+    const detail::BasicPackedTable<Allocator>* table;
     bool operator()(std::uint32_t bucket, std::uint32_t fp) const noexcept {
       return table->contains(bucket, fp);
     }
@@ -726,9 +737,9 @@ class BasicCuckooFilter {
   template <unsigned kBits, unsigned kSlots>
   struct FixedProbe {
     static constexpr bool kBranchFree = true;  // one load and four operations
-    const detail::PackedTable* table;
+    const detail::BasicPackedTable<Allocator>* table;
     bool operator()(std::uint32_t bucket, std::uint32_t fp) const noexcept {
-      return table->contains_fixed<kBits, kSlots>(bucket, fp);
+      return table->template contains_fixed<kBits, kSlots>(bucket, fp);
     }
   };
 
@@ -898,7 +909,7 @@ class BasicCuckooFilter {
 
   Hasher hasher_;
   std::uint64_t seed_;
-  detail::PackedTable table_;
+  detail::BasicPackedTable<Allocator> table_;
   std::uint64_t fp_mask_;
   unsigned max_kicks_;
   ProbeShape probe_shape_;

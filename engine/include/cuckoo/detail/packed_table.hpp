@@ -50,11 +50,14 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <memory>
+
 #include "aligned_buffer.hpp"
 
 namespace cuckoo::detail {
 
-class PackedTable {
+template <class Alloc = std::allocator<std::uint8_t>>
+class BasicPackedTable {
  public:
   static constexpr unsigned kMinBits = 4;
   static constexpr unsigned kMaxBits = 32;
@@ -72,18 +75,19 @@ class PackedTable {
     return (bucket_count * slots * bits + 7) / 8;
   }
 
-  PackedTable() = default;
+  BasicPackedTable() = default;
 
   // REQUIRES: bucket_count >= 1, slots in 1..kMaxSlots, bits in kMinBits..kMaxBits, and
   // the caller has checked that the allocation size is acceptable. huge_pages: see
   // "Allocation" above.
-  PackedTable(std::uint32_t bucket_count, unsigned slots, unsigned bits, bool huge_pages = false)
+  BasicPackedTable(std::uint32_t bucket_count, unsigned slots, unsigned bits,
+                   bool huge_pages = false, const Alloc& alloc = Alloc())
       : bucket_count_(bucket_count), slots_(slots), bits_(bits), bucket_bits_(slots * bits) {
     assert(bucket_count >= 1);
     assert(slots >= 1 && slots <= kMaxSlots);
     assert(bits >= kMinBits && bits <= kMaxBits);
     data_bytes_ = static_cast<std::size_t>(data_bytes_for(bucket_count, slots, bits));
-    bytes_ = AlignedBuffer(data_bytes_ + kPaddingBytes, huge_pages);
+    bytes_ = BasicAlignedBuffer<Alloc>(data_bytes_ + kPaddingBytes, huge_pages, alloc);
 
     const unsigned per_word = 64 / bits;
     chunk_slots_ = slots < per_word ? slots : per_word;
@@ -99,6 +103,7 @@ class PackedTable {
   // Data bytes (what is serialized) and the whole allocation (data plus padding).
   std::size_t data_bytes() const noexcept { return data_bytes_; }
   std::size_t allocated_bytes() const noexcept { return bytes_.size(); }
+  Alloc allocator() const noexcept { return bytes_.allocator(); }
   bool huge_pages() const noexcept { return bytes_.huge_pages(); }
 
   // The value of slot `slot` of bucket `bucket`; 0 means empty.
@@ -288,7 +293,7 @@ class PackedTable {
     }
   }
 
-  friend bool operator==(const PackedTable& a, const PackedTable& b) noexcept {
+  friend bool operator==(const BasicPackedTable& a, const BasicPackedTable& b) noexcept {
     return a.bucket_count_ == b.bucket_count_ && a.slots_ == b.slots_ && a.bits_ == b.bits_ &&
            a.bytes_.size() == b.bytes_.size() &&
            (a.bytes_.size() == 0 ||
@@ -335,7 +340,7 @@ class PackedTable {
     return std::uint64_t{bucket} * bucket_bits_ + std::uint64_t{slot} * bits_;
   }
 
-  AlignedBuffer bytes_;
+  BasicAlignedBuffer<Alloc> bytes_;
   std::size_t data_bytes_ = 0;
   std::uint32_t bucket_count_ = 0;
   unsigned slots_ = 0;
@@ -346,5 +351,7 @@ class PackedTable {
   Chunk full_;
   Chunk last_;
 };
+
+using PackedTable = BasicPackedTable<>;
 
 }  // namespace cuckoo::detail
