@@ -215,6 +215,32 @@ CuckooMapConfig config_of(std::uint64_t seed, std::size_t initial_capacity,
 
 // ---- The striped design -------------------------------------------------------------------
 
+// The read-modify-write operations (upsert, update_fn, erase_fn, uprase_fn, with the
+// deterministic functions of stress/history.hpp) mixed with every other map operation,
+// through growth, on both designs.
+TEST(ConcurrentMapStress, StripedReadModifyWrite) {
+  Totals totals;
+  expect_all_linearizable(
+      "striped b=2, from 4 slots, read-modify-write mix", 0x5e3a'0000, kHistories, 4,
+      [](std::uint64_t seed) {
+        return std::make_unique<StripedConcurrentMap<U64, U64, 2>>(config_of(seed, 4));
+      },
+      &totals, OpMix::map_rmw());
+  totals.print("striped, read-modify-write");
+}
+
+TEST(ConcurrentMapStress, CoarseReadModifyWrite) {
+  Totals totals;
+  expect_all_linearizable(
+      "coarse b=2, from 4 slots, read-modify-write mix, HTM random", 0xc0a3'0000, kHistories, 4,
+      [](std::uint64_t seed) {
+        return std::make_unique<CoarseConcurrentMap<U64, U64, 2>>(config_of(seed, 4),
+                                                                   HtmPolicy::random(0.3, seed));
+      },
+      &totals, OpMix::map_rmw());
+  totals.print("coarse, read-modify-write");
+}
+
 TEST(ConcurrentMapStress, StripedRoomyTable) {
   expect_all_linearizable("striped b=4, 64 slots", 0x57a1'0000, kHistories, 4,
                           [](std::uint64_t seed) {
@@ -348,12 +374,13 @@ constexpr BrokenCase kUnvalidatedHopCase{0xbad2'0000, 8, 8};
 // Runs histories against a broken map until the checker reports a violation and prints
 // the report; fails the test if none is caught within kBrokenHistoryLimit histories.
 template <class Map>
-void expect_caught(const std::string& what, const BrokenCase& broken) {
+void expect_caught(const std::string& what, const BrokenCase& broken,
+                   const OpMix& mix = churn_mix()) {
   Totals totals;
   for (const std::uint64_t seed : history_seeds(broken.base_seed, kBrokenHistoryLimit)) {
     Map map(config_of(seed, broken.max_capacity, broken.max_capacity));
     const CheckedHistory h = run_and_check_map(
-        subject_of(map), map_history_config(seed, broken.key_range_min, churn_mix()));
+        subject_of(map), map_history_config(seed, broken.key_range_min, mix));
     const RunResult& run = h.run;
     const CheckResult& result = h.check;
     totals.add(result);
@@ -381,6 +408,35 @@ TEST(ConcurrentMapStressBroken, UnvalidatedPathHopIsCaught) {
       "broken striped (hops not validated)", kUnvalidatedHopCase);
 }
 
+// A read-modify-write written the naive way, as separate calls: read the value, change
+// it, write it back (and insert when absent). Another thread's change between the read
+// and the write is lost. The yield stands for a preemption there.
+class RacyRmwMap : public StripedConcurrentMap<U64, U64, 2> {
+ public:
+  using StripedConcurrentMap<U64, U64, 2>::StripedConcurrentMap;
+  template <class F>
+  bool update_fn(U64 key, F&& fn) {
+    std::optional<U64> value = find(key);
+    if (!value) return false;
+    fn(*value);
+    std::this_thread::yield();
+    insert_or_assign(key, *value);
+    return true;
+  }
+  template <class F>
+  cuckoo::InsertResult upsert(U64 key, F&& fn, U64 initial) {
+    if (update_fn(key, std::forward<F>(fn))) return cuckoo::InsertResult::kUpdated;
+    return insert(key, initial);
+  }
+};
+// Read-modify-write race: 16 slots, 4-8 keys, the read-modify-write mix.
+constexpr BrokenCase kRacyRmwCase{0xbad4'0000, 4, 16};
+
+TEST(ConcurrentMapStressBroken, NonAtomicReadModifyWriteIsCaught) {
+  expect_caught<RacyRmwMap>("broken read-modify-write (read, then write back)", kRacyRmwCase,
+                            OpMix::map_rmw());
+}
+
 // The same workloads and seeds with the correct map pass (so the catches above are the
 // faults', not the workloads').
 TEST(ConcurrentMapStressBroken, SameWorkloadsPassWhenCorrect) {
@@ -394,6 +450,14 @@ TEST(ConcurrentMapStressBroken, SameWorkloadsPassWhenCorrect) {
         },
         nullptr, churn_mix());
   }
+  expect_all_linearizable(
+      "correct striped, b=2, read-modify-write mix", kRacyRmwCase.base_seed, kHistories,
+      kRacyRmwCase.key_range_min,
+      [](std::uint64_t seed) {
+        return std::make_unique<StripedConcurrentMap<U64, U64, 2>>(
+            config_of(seed, kRacyRmwCase.max_capacity, kRacyRmwCase.max_capacity));
+      },
+      nullptr, OpMix::map_rmw());
 }
 
 }  // namespace

@@ -512,9 +512,13 @@ History random_history(SplitMix64& rng, const Spec& spec, const std::vector<OpKi
     switch (kind) {
       case OpKind::kInsert:
       case OpKind::kInsertOrAssign:
+      case OpKind::kUpsertAdd:
+      case OpKind::kUpraseDec:
         return kAllInsertOutcomes[rng.below(std::size(kAllInsertOutcomes))];
       case OpKind::kErase:
-      case OpKind::kContains: return rng.below(2) == 1;
+      case OpKind::kContains:
+      case OpKind::kUpdateAdd:
+      case OpKind::kEraseIfOdd: return rng.below(2) == 1;
       case OpKind::kFind:
         if (rng.below(3) == 0) return std::optional<std::uint64_t>{};
         return std::optional<std::uint64_t>{rng.below(2) == 0 ? value : 1 + rng.below(3)};
@@ -542,6 +546,17 @@ History random_history(SplitMix64& rng, const Spec& spec, const std::vector<OpKi
         std::uint64_t stored = 0;
         for (const auto& [key, key_state] : state) stored += spec.size_of(key_state);
         op.result = SizeResult{stored};
+      }
+      if constexpr (std::is_same_v<Spec, MapSpec>) {
+        // The adds can take a value anywhere: after half the draws, find answers the
+        // value the sequential run holds.
+        if (op.kind == OpKind::kFind && draw >= kMaxDraws / 2) {
+          std::optional<std::uint64_t> held;
+          for (const auto& [key, key_state] : state) {
+            if (key == op.key) held = key_state;
+          }
+          op.result = held;
+        }
       }
       if (auto next = whole.apply(state, op, nullptr)) {
         state = std::move(*next);
@@ -611,6 +626,20 @@ TEST(LinearizabilityCrossCheck, PartitionedWholeAndBruteForceAgreeForMaps) {
   if (HasFatalFailure()) return;
   EXPECT_GT(tally.linearizable, 100);
   EXPECT_GT(tally.not_linearizable, 50);
+}
+
+// The concurrent maps' read-modify-write operations (upsert, update_fn, erase_fn,
+// uprase_fn with the deterministic functions of history.hpp), with size(): the
+// partitioned, whole-history and brute-force searches agree on the map specification.
+TEST(LinearizabilityCrossCheck, ReadModifyWriteOperationsAgreeWithBruteForce) {
+  const std::vector<OpKind> kinds = {OpKind::kInsert,    OpKind::kErase,      OpKind::kFind,
+                                     OpKind::kUpsertAdd, OpKind::kUpdateAdd,  OpKind::kEraseIfOdd,
+                                     OpKind::kUpraseDec, OpKind::kSize};
+  CrossCheckTally tally;
+  cross_check(MapSpec{}, kinds, 400, kCrossCheckSeed + 4, tally);
+  if (HasFatalFailure()) return;
+  EXPECT_GT(tally.linearizable, 100);
+  EXPECT_GT(tally.not_linearizable, 40);
 }
 
 TEST(LinearizabilityCrossCheck, WholeHistorySearchWithSizeAgreesWithBruteForce) {

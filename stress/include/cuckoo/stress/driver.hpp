@@ -59,6 +59,11 @@ struct Subject {
   std::function<std::optional<std::uint64_t>(std::uint64_t key)> find;
   std::function<InsertOutcome(std::uint64_t key, std::uint64_t value)> insert_or_assign;
   std::function<std::uint64_t()> size;
+  // The read-modify-write operations (history.hpp says what each does).
+  std::function<InsertOutcome(std::uint64_t key, std::uint64_t value)> upsert_add;
+  std::function<bool(std::uint64_t key, std::uint64_t value)> update_add;
+  std::function<bool(std::uint64_t key)> erase_if_odd;
+  std::function<InsertOutcome(std::uint64_t key, std::uint64_t value)> uprase_dec;
 };
 
 // Binds the members `target` has: insert(key, value) or insert(key) returning
@@ -120,11 +125,17 @@ struct OpMix {
   std::uint32_t find = 0;
   std::uint32_t insert_or_assign = 0;
   std::uint32_t size = 0;
+  std::uint32_t upsert_add = 0;
+  std::uint32_t update_add = 0;
+  std::uint32_t erase_if_odd = 0;
+  std::uint32_t uprase_dec = 0;
 
   // A filter / multiset mix: inserts, erases, lookups and a few size() calls.
   static OpMix multiset() { return OpMix{40, 25, 30, 0, 0, 5}; }
   // A map mix: every map operation.
   static OpMix map() { return OpMix{25, 20, 15, 20, 15, 5}; }
+  // A map mix with the read-modify-write operations beside the others.
+  static OpMix map_rmw() { return OpMix{15, 10, 5, 15, 5, 5, 15, 10, 10, 10}; }
 
   std::uint32_t weight(OpKind kind) const noexcept {
     switch (kind) {
@@ -134,6 +145,10 @@ struct OpMix {
       case OpKind::kFind: return find;
       case OpKind::kInsertOrAssign: return insert_or_assign;
       case OpKind::kSize: return size;
+      case OpKind::kUpsertAdd: return upsert_add;
+      case OpKind::kUpdateAdd: return update_add;
+      case OpKind::kEraseIfOdd: return erase_if_odd;
+      case OpKind::kUpraseDec: return uprase_dec;
     }
     return 0;
   }
@@ -176,7 +191,9 @@ struct DriverConfig {
 };
 
 // The one-line description that, given to a test's reproduce hook, reruns the same
-// operation sequences: "seed=0x2a threads=4 key_range=8 mix=i25/e20/c15/f20/a15/s5 ...".
+// operation sequences: "seed=0x2a threads=4 key_range=8 mix=i25/e20/c15/f20/a15/s5 ...";
+// the read-modify-write weights follow as /ua/pa/eo/ud (upsert_add, update_add,
+// erase_if_odd, uprase_dec) when any is set.
 inline std::string reproduce_line(const DriverConfig& config) {
   char seed[32];
   std::snprintf(seed, sizeof seed, "0x%llx", static_cast<unsigned long long>(config.seed));
@@ -185,7 +202,12 @@ inline std::string reproduce_line(const DriverConfig& config) {
          " key_range=" + std::to_string(config.key_range) + " mix=i" + std::to_string(m.insert) +
          "/e" + std::to_string(m.erase) + "/c" + std::to_string(m.contains) + "/f" +
          std::to_string(m.find) + "/a" + std::to_string(m.insert_or_assign) + "/s" +
-         std::to_string(m.size) + " ops_per_thread=" + std::to_string(config.ops_per_thread) +
+         std::to_string(m.size) +
+         (m.upsert_add + m.update_add + m.erase_if_odd + m.uprase_dec == 0
+              ? std::string()
+              : "/ua" + std::to_string(m.upsert_add) + "/pa" + std::to_string(m.update_add) +
+                    "/eo" + std::to_string(m.erase_if_odd) + "/ud" + std::to_string(m.uprase_dec)) +
+         " ops_per_thread=" + std::to_string(config.ops_per_thread) +
          " duration_ms=" + std::to_string(config.duration.count()) +
          " key_ownership=" + (config.key_ownership ? "1" : "0") +
          " erase_only_present=" + (config.erase_only_present ? "1" : "0");
@@ -206,7 +228,9 @@ inline void validate(const DriverConfig& config, const Subject& subject) {
   const bool present[] = {
       static_cast<bool>(subject.insert),           static_cast<bool>(subject.erase),
       static_cast<bool>(subject.contains),         static_cast<bool>(subject.find),
-      static_cast<bool>(subject.insert_or_assign), static_cast<bool>(subject.size)};
+      static_cast<bool>(subject.insert_or_assign), static_cast<bool>(subject.size),
+      static_cast<bool>(subject.upsert_add),       static_cast<bool>(subject.update_add),
+      static_cast<bool>(subject.erase_if_odd),     static_cast<bool>(subject.uprase_dec)};
   for (std::size_t i = 0; i < std::size(kAllOpKinds); ++i) {
     if (config.mix.weight(kAllOpKinds[i]) > 0 && !present[i]) {
       fail("mix." + std::string(to_string(kAllOpKinds[i])) + " = " +
@@ -284,7 +308,9 @@ struct alignas(64) ThreadProgress {
 };
 
 constexpr bool kind_mutates(OpKind kind) noexcept {
-  return kind == OpKind::kInsert || kind == OpKind::kErase || kind == OpKind::kInsertOrAssign;
+  return kind == OpKind::kInsert || kind == OpKind::kErase || kind == OpKind::kInsertOrAssign ||
+         kind == OpKind::kUpsertAdd || kind == OpKind::kUpdateAdd || kind == OpKind::kEraseIfOdd ||
+         kind == OpKind::kUpraseDec;
 }
 
 // An operation kind drawn with probability weight / total. REQUIRES: mix.total() > 0.
@@ -357,6 +383,22 @@ inline int call_subject(const Subject& subject, HistoryRecorder::ThreadLog& log,
     case OpKind::kContains: log.record(kind, key, 0, [&] { return subject.contains(key); }); break;
     case OpKind::kFind: log.record(kind, key, 0, [&] { return subject.find(key); }); break;
     case OpKind::kSize: log.record(kind, 0, 0, [&] { return subject.size(); }); break;
+    case OpKind::kUpsertAdd:
+      return log.record(kind, key, value, [&] { return subject.upsert_add(key, value); }) ==
+                     InsertOutcome::kInserted
+                 ? 1
+                 : 0;
+    case OpKind::kUpdateAdd:
+      log.record(kind, key, value, [&] { return subject.update_add(key, value); });
+      break;
+    case OpKind::kEraseIfOdd:
+      log.record(kind, key, 0, [&] { return subject.erase_if_odd(key); });
+      break;
+    case OpKind::kUpraseDec:
+      return log.record(kind, key, value, [&] { return subject.uprase_dec(key, value); }) ==
+                     InsertOutcome::kInserted
+                 ? 1
+                 : 0;
   }
   return 0;
 }

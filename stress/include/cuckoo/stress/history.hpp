@@ -49,7 +49,14 @@
 namespace cuckoo::stress {
 
 // The operations a subject may offer. Filters and multisets use insert, erase, contains
-// and size; exact maps add find and insert_or_assign.
+// and size; exact maps add find and insert_or_assign, and the concurrent maps' atomic
+// read-modify-write operations, each with a deterministic function so that its effect
+// is a function of the state:
+//   upsert_add(k, v)    upsert(k, x += v, v): updated (x + v) or inserted (v), or full
+//   update_add(k, v)    update_fn(k, x += v): true iff present
+//   erase_if_odd(k)     erase_fn(k, erase iff x is odd): true iff present
+//   uprase_dec(k, v)    uprase_fn(k, x -= 1, erase iff x becomes 0, v): updated,
+//                       inserted (v) or full
 enum class OpKind : std::uint8_t {
   kInsert,
   kErase,
@@ -57,11 +64,16 @@ enum class OpKind : std::uint8_t {
   kFind,
   kInsertOrAssign,
   kSize,
+  kUpsertAdd,
+  kUpdateAdd,
+  kEraseIfOdd,
+  kUpraseDec,
 };
 
-inline constexpr OpKind kAllOpKinds[] = {OpKind::kInsert,         OpKind::kErase,
-                                         OpKind::kContains,       OpKind::kFind,
-                                         OpKind::kInsertOrAssign, OpKind::kSize};
+inline constexpr OpKind kAllOpKinds[] = {
+    OpKind::kInsert,         OpKind::kErase,     OpKind::kContains,  OpKind::kFind,
+    OpKind::kInsertOrAssign, OpKind::kSize,      OpKind::kUpsertAdd, OpKind::kUpdateAdd,
+    OpKind::kEraseIfOdd,     OpKind::kUpraseDec};
 
 constexpr std::string_view to_string(OpKind kind) noexcept {
   switch (kind) {
@@ -71,6 +83,10 @@ constexpr std::string_view to_string(OpKind kind) noexcept {
     case OpKind::kFind: return "find";
     case OpKind::kInsertOrAssign: return "insert_or_assign";
     case OpKind::kSize: return "size";
+    case OpKind::kUpsertAdd: return "upsert_add";
+    case OpKind::kUpdateAdd: return "update_add";
+    case OpKind::kEraseIfOdd: return "erase_if_odd";
+    case OpKind::kUpraseDec: return "uprase_dec";
   }
   return "unknown";
 }
@@ -118,9 +134,13 @@ using Result = std::variant<InsertOutcome, bool, std::optional<std::uint64_t>, S
 constexpr bool result_matches_kind(OpKind kind, const Result& result) noexcept {
   switch (kind) {
     case OpKind::kInsert:
-    case OpKind::kInsertOrAssign: return std::holds_alternative<InsertOutcome>(result);
+    case OpKind::kInsertOrAssign:
+    case OpKind::kUpsertAdd:
+    case OpKind::kUpraseDec: return std::holds_alternative<InsertOutcome>(result);
     case OpKind::kErase:
-    case OpKind::kContains: return std::holds_alternative<bool>(result);
+    case OpKind::kContains:
+    case OpKind::kUpdateAdd:
+    case OpKind::kEraseIfOdd: return std::holds_alternative<bool>(result);
     case OpKind::kFind: return std::holds_alternative<std::optional<std::uint64_t>>(result);
     case OpKind::kSize: return std::holds_alternative<SizeResult>(result);
   }
@@ -129,7 +149,8 @@ constexpr bool result_matches_kind(OpKind kind, const Result& result) noexcept {
 
 // True for the kinds whose text form and semantics carry a value argument.
 constexpr bool kind_has_value(OpKind kind) noexcept {
-  return kind == OpKind::kInsert || kind == OpKind::kInsertOrAssign;
+  return kind == OpKind::kInsert || kind == OpKind::kInsertOrAssign ||
+         kind == OpKind::kUpsertAdd || kind == OpKind::kUpdateAdd || kind == OpKind::kUpraseDec;
 }
 
 // True for the kinds that name a key (all but size).
@@ -262,6 +283,8 @@ inline Result parse_result(OpKind kind, std::string_view word, std::size_t line)
   switch (kind) {
     case OpKind::kInsert:
     case OpKind::kInsertOrAssign:
+    case OpKind::kUpsertAdd:
+    case OpKind::kUpraseDec:
       for (InsertOutcome o : kAllInsertOutcomes) {
         if (word == to_string(o)) return o;
       }
@@ -270,6 +293,8 @@ inline Result parse_result(OpKind kind, std::string_view word, std::size_t line)
                                         "duplicate_limit");
     case OpKind::kErase:
     case OpKind::kContains:
+    case OpKind::kUpdateAdd:
+    case OpKind::kEraseIfOdd:
       if (word == "true") return true;
       if (word == "false") return false;
       throw HistoryParseError(line, "result: '" + std::string(word) + "' is not true or false");

@@ -103,6 +103,24 @@ Subject map_subject(Map& map, Pace pace) {
     pace();
     return static_cast<std::uint64_t>(map.size());
   };
+  if constexpr (requires(std::uint64_t k) { map.update_fn(k, [](std::uint64_t&) {}); }) {
+    s.upsert_add = [&map, pace](std::uint64_t key, std::uint64_t value) {
+      pace();
+      return outcome_of(map.upsert(key, [value](std::uint64_t& x) { x += value; }, value));
+    };
+    s.update_add = [&map, pace](std::uint64_t key, std::uint64_t value) {
+      pace();
+      return map.update_fn(key, [value](std::uint64_t& x) { x += value; });
+    };
+    s.erase_if_odd = [&map, pace](std::uint64_t key) {
+      pace();
+      return map.erase_fn(key, [](std::uint64_t& x) { return x % 2 == 1; });
+    };
+    s.uprase_dec = [&map, pace](std::uint64_t key, std::uint64_t value) {
+      pace();
+      return outcome_of(map.uprase_fn(key, [](std::uint64_t& x) { return --x == 0; }, value));
+    };
+  }
   return s;
 }
 

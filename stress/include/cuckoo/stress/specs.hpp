@@ -191,7 +191,11 @@ class MultisetSpec {
                      std::to_string(count) + " copies");
       case OpKind::kFind:
       case OpKind::kInsertOrAssign:
-      case OpKind::kSize: break;
+      case OpKind::kSize:
+      case OpKind::kUpsertAdd:
+      case OpKind::kUpdateAdd:
+      case OpKind::kEraseIfOdd:
+      case OpKind::kUpraseDec: break;
     }
     return detail::illegal<State>(
         why, std::string(to_string(op.kind)) + " is not a per-key multiset operation");
@@ -289,17 +293,67 @@ class MapSpec {
                      " but the key " +
                      (value ? "holds " + std::to_string(*value) : std::string("is absent")));
       }
+      case OpKind::kUpsertAdd:
+      case OpKind::kUpraseDec: {
+        const bool upsert = op.kind == OpKind::kUpsertAdd;
+        const InsertOutcome outcome = std::get<InsertOutcome>(op.result);
+        switch (outcome) {
+          case InsertOutcome::kInserted:
+            if (!value) return State{op.value};
+            return detail::illegal<State>(why, std::string(to_string(op.kind)) +
+                                                   " returned inserted but the key holds " +
+                                                   std::to_string(*value));
+          case InsertOutcome::kUpdated:
+            if (!value) {
+              return detail::illegal<State>(
+                  why, std::string(to_string(op.kind)) + " returned updated but the key is absent");
+            }
+            if (upsert) return State{*value + op.value};
+            if (*value - 1 == 0) return State{};  // uprase_dec erases at 0
+            return State{*value - 1};
+          case InsertOutcome::kFull:
+            if (!value) return value;
+            return detail::illegal<State>(why, std::string(to_string(op.kind)) +
+                                                   " returned full but the key is present");
+          case InsertOutcome::kExists:
+          case InsertOutcome::kDuplicateLimit: break;
+        }
+        return detail::illegal<State>(why, std::string(to_string(op.kind)) + " never returns " +
+                                               std::string(to_string(outcome)));
+      }
+      case OpKind::kUpdateAdd:
+        if (std::get<bool>(op.result) != value.has_value()) {
+          return detail::illegal<State>(
+              why, value ? "update_add returned false but the key holds " + std::to_string(*value)
+                         : std::string("update_add returned true but the key is absent"));
+        }
+        return value ? State{*value + op.value} : value;
+      case OpKind::kEraseIfOdd:
+        if (std::get<bool>(op.result) != value.has_value()) {
+          return detail::illegal<State>(
+              why, value ? "erase_if_odd returned false but the key holds " + std::to_string(*value)
+                         : std::string("erase_if_odd returned true but the key is absent"));
+        }
+        if (value && *value % 2 == 1) return State{};
+        return value;
       case OpKind::kSize: break;
     }
     return detail::illegal<State>(why, "size is not a per-key map operation");
   }
 
   SizeEffect size_effect(const Operation& op) const noexcept {
-    if ((op.kind == OpKind::kInsert || op.kind == OpKind::kInsertOrAssign) &&
-        std::get<InsertOutcome>(op.result) == InsertOutcome::kInserted) {
+    const bool inserts = op.kind == OpKind::kInsert || op.kind == OpKind::kInsertOrAssign ||
+                         op.kind == OpKind::kUpsertAdd || op.kind == OpKind::kUpraseDec;
+    if (inserts && std::get<InsertOutcome>(op.result) == InsertOutcome::kInserted) {
       return SizeEffect::kAdds;
     }
     if (op.kind == OpKind::kErase && std::get<bool>(op.result)) return SizeEffect::kRemoves;
+    // Whether these remove depends on the value they saw.
+    if (op.kind == OpKind::kEraseIfOdd && std::get<bool>(op.result)) return SizeEffect::kMayRemove;
+    if (op.kind == OpKind::kUpraseDec &&
+        std::get<InsertOutcome>(op.result) == InsertOutcome::kUpdated) {
+      return SizeEffect::kMayRemove;
+    }
     return SizeEffect::kNone;
   }
 
