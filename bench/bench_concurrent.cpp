@@ -164,8 +164,8 @@ std::uint64_t apply_map(M& m, const Op& op) {
 
 #endif
 
-// One shared structure per type, built (untimed) by the first thread that asks.
-template <class T, class Make>
+// One shared structure per type (and tag), built (untimed) by the first thread that asks.
+template <class T, int Tag = 0, class Make>
 T& shared(Make&& make) {
   static std::mutex mutex;
   static std::unique_ptr<T> value;
@@ -211,8 +211,63 @@ void register_design(std::string_view kind, std::string_view design, bool thread
   }
 }
 
+#if !CUCKOO_BENCH_CONCURRENT_MAP
+// Negative lookups near full load with the stash empty or holding items (issue 11):
+// lookups write nothing shared, so a non-empty stash must not make them serialize on the
+// stash lock. Both filters hold prefill_items() slots filled to 95 %; max_kicks 500 leaves
+// the stash empty, max_kicks 8 fills it on the way (its counter "stash" shows how many
+// entries it held). Each thread looks up keys of a stream never inserted.
+constexpr std::uint64_t kNegativeStream = 97;
+
+std::unique_ptr<StripedConcurrentFilter> make_stash_filter(bool with_stash) {
+  CuckooFilterConfig c;
+  c.capacity = prefill_items();
+  c.fingerprint_bits = 12;
+  c.slots_per_bucket = 4;
+  c.max_kicks = with_stash ? 8 : 500;
+  c.seed = bench_seed();
+  auto f = std::make_unique<StripedConcurrentFilter>(c);
+  const auto target = static_cast<std::uint64_t>(0.95 * static_cast<double>(prefill_items()));
+  for (std::uint64_t i = 0; f->size() < target && i < 2 * target; ++i) {
+    f->insert(key_at(kInsertedStream, i));
+  }
+  return f;
+}
+
+void negative_lookups_at_95(benchmark::State& state, bool with_stash) {
+  StripedConcurrentFilter& f =
+      with_stash ? shared<StripedConcurrentFilter, 1>([] { return make_stash_filter(true); })
+                 : shared<StripedConcurrentFilter, 0>([] { return make_stash_filter(false); });
+  std::vector<std::uint64_t> keys(kOpsPerPass);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    keys[i] = key_at(kNegativeStream + static_cast<std::uint64_t>(state.thread_index()), i);
+  }
+  std::uint64_t hits = 0;
+  for (auto _ : state) {
+    for (const std::uint64_t k : keys) hits += f.contains(k) ? 1 : 0;
+    benchmark::DoNotOptimize(hits);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(keys.size()));
+  // Per-filter figures: averaged over the threads, not summed.
+  state.counters["stash"] = benchmark::Counter(f.stash_size(), benchmark::Counter::kAvgThreads);
+  state.counters["load"] = benchmark::Counter(
+      static_cast<double>(f.size()) /
+          static_cast<double>(std::uint64_t{f.bucket_count()} * f.slots_per_bucket()),
+      benchmark::Counter::kAvgThreads);
+}
+#endif
+
 void register_all() {
 #if !CUCKOO_BENCH_CONCURRENT_MAP
+  for (const bool with_stash : {false, true}) {
+    benchmark::RegisterBenchmark(
+        with_stash ? "concurrent/filter_negative95/striped/stash_nonempty"
+                   : "concurrent/filter_negative95/striped/stash_empty",
+        [with_stash](benchmark::State& s) { negative_lookups_at_95(s, with_stash); })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Threads(kMaxThreads);
+  }
   const auto filter_op = [](auto& f, const Op& op) { return apply_filter(f, op); };
   register_design<CuckooFilter>("filter", "single", false, make_filter<CuckooFilter>, filter_op);
   register_design<CoarseConcurrentFilter>("filter", "coarse", true,

@@ -218,6 +218,14 @@ def ycsb_rows(t, B):
 
 
 def concurrent_rows(t, B):
+    empty = B.get("concurrent/filter_negative95/striped/stash_empty/real_time/threads:2") or \
+        B.get("concurrent/filter_negative95/striped/stash_empty/threads:2")
+    nonempty = B.get("concurrent/filter_negative95/striped/stash_nonempty/real_time/threads:2") or \
+        B.get("concurrent/filter_negative95/striped/stash_nonempty/threads:2")
+    if empty and nonempty:
+        t.section("striped filter: 2-thread negative lookups at 95% load, throughput")
+        t.row(f"stash non-empty ({int(nonempty.get('stash', 0))} entries)", mops(nonempty), "Mops/s",
+              "the same with the stash empty", mops(empty))
     for kind in ("filter", "map"):
         mixes = sorted({n.split("/")[3] for n in B if n.startswith(f"concurrent/{kind}/")})
         if not mixes:
