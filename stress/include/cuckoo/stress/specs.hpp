@@ -230,6 +230,12 @@ class MultisetSpec {
 //   erase(k)               true iff present (then absent)
 //   find(k)                the value iff present, none iff absent
 //   contains(k)            true iff present
+//   upsert_add(k, v)       updated iff present (holds value + v); inserted iff absent
+//                          (holds v); full only when absent (unchanged)
+//   uprase_dec(k, v)       updated iff present (holds value - 1, absent if that is 0);
+//                          otherwise as upsert_add
+//   update_add(k, v)       true iff present (then holds value + v)
+//   erase_if_odd(k)        true iff present (then absent if the value was odd)
 // Exact: no relaxation. "full" on a present key is illegal because an exact table looks
 // the key up before it looks for room.
 class MapSpec {
@@ -247,32 +253,39 @@ class MapSpec {
   std::optional<State> apply(const State& value, const Operation& op, std::string* why) const {
     switch (op.kind) {
       case OpKind::kInsert:
-      case OpKind::kInsertOrAssign: {
-        const bool assign = op.kind == OpKind::kInsertOrAssign;
+      case OpKind::kInsertOrAssign:
+      case OpKind::kUpsertAdd:
+      case OpKind::kUpraseDec: {
+        // One rule for absent keys (inserted with the op's value, or full), one per kind
+        // for present ones: insert keeps (exists), insert_or_assign replaces, upsert_add
+        // adds, uprase_dec decrements and erases at 0 (updated).
         const InsertOutcome outcome = std::get<InsertOutcome>(op.result);
+        const std::string name(to_string(op.kind));
         switch (outcome) {
           case InsertOutcome::kInserted:
             if (!value) return State{op.value};
-            return detail::illegal<State>(why, std::string(to_string(op.kind)) +
-                                                   " returned inserted but the key holds " +
+            return detail::illegal<State>(why, name + " returned inserted but the key holds " +
                                                    std::to_string(*value));
           case InsertOutcome::kExists:
-            if (assign) break;
+            if (op.kind != OpKind::kInsert) break;
             if (value) return value;
             return detail::illegal<State>(why, "insert returned exists but the key is absent");
           case InsertOutcome::kUpdated:
-            if (!assign) break;
-            if (value) return State{op.value};
-            return detail::illegal<State>(
-                why, "insert_or_assign returned updated but the key is absent");
+            if (op.kind == OpKind::kInsert) break;
+            if (!value) {
+              return detail::illegal<State>(why, name + " returned updated but the key is absent");
+            }
+            if (op.kind == OpKind::kInsertOrAssign) return State{op.value};
+            if (op.kind == OpKind::kUpsertAdd) return State{*value + op.value};
+            if (*value - 1 == 0) return State{};  // uprase_dec erases at 0
+            return State{*value - 1};
           case InsertOutcome::kFull:
             if (!value) return value;
-            return detail::illegal<State>(why, std::string(to_string(op.kind)) +
-                                                   " returned full but the key is present (holds " +
+            return detail::illegal<State>(why, name + " returned full but the key is present (holds " +
                                                    std::to_string(*value) + ")");
           case InsertOutcome::kDuplicateLimit: break;
         }
-        return detail::illegal<State>(why, std::string(to_string(op.kind)) + " never returns " +
+        return detail::illegal<State>(why, name + " never returns " +
                                                std::string(to_string(outcome)) + " on a map");
       }
       case OpKind::kErase:
@@ -292,34 +305,6 @@ class MapSpec {
             why, "find returned " + (found ? std::to_string(*found) : std::string("none")) +
                      " but the key " +
                      (value ? "holds " + std::to_string(*value) : std::string("is absent")));
-      }
-      case OpKind::kUpsertAdd:
-      case OpKind::kUpraseDec: {
-        const bool upsert = op.kind == OpKind::kUpsertAdd;
-        const InsertOutcome outcome = std::get<InsertOutcome>(op.result);
-        switch (outcome) {
-          case InsertOutcome::kInserted:
-            if (!value) return State{op.value};
-            return detail::illegal<State>(why, std::string(to_string(op.kind)) +
-                                                   " returned inserted but the key holds " +
-                                                   std::to_string(*value));
-          case InsertOutcome::kUpdated:
-            if (!value) {
-              return detail::illegal<State>(
-                  why, std::string(to_string(op.kind)) + " returned updated but the key is absent");
-            }
-            if (upsert) return State{*value + op.value};
-            if (*value - 1 == 0) return State{};  // uprase_dec erases at 0
-            return State{*value - 1};
-          case InsertOutcome::kFull:
-            if (!value) return value;
-            return detail::illegal<State>(why, std::string(to_string(op.kind)) +
-                                                   " returned full but the key is present");
-          case InsertOutcome::kExists:
-          case InsertOutcome::kDuplicateLimit: break;
-        }
-        return detail::illegal<State>(why, std::string(to_string(op.kind)) + " never returns " +
-                                               std::string(to_string(outcome)));
       }
       case OpKind::kUpdateAdd:
         if (std::get<bool>(op.result) != value.has_value()) {
