@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuckoo/cuckoo_map.hpp"
+#include "support/placed_hasher.hpp"
 
 namespace {
 
@@ -98,15 +99,7 @@ TEST(CuckooMapRegression, KeyEqualityNeverSeesAnEmptySlot) {
   EXPECT_FALSE(map.contains(BoxedKey{&numbers[2]}));
 }
 
-// Places chosen keys at chosen candidate buckets (both given); others hash normally.
-struct PlacedHasher {
-  std::shared_ptr<std::unordered_map<std::uint64_t, std::uint64_t>> placed =
-      std::make_shared<std::unordered_map<std::uint64_t, std::uint64_t>>();
-  std::uint64_t operator()(std::uint64_t key, std::uint64_t seed) const {
-    const auto it = placed->find(key);
-    return it != placed->end() ? it->second : cuckoo::DefaultHasher{}(key, seed);
-  }
-};
+using cuckoo::test::PlacedHasher;
 
 // A 2-slot-bucket map of 4 buckets that cannot grow. Buckets 0 and 1 are filled with
 // keys that can live nowhere else, so an item whose candidates are {0, 1} has no cuckoo

@@ -14,20 +14,13 @@
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/cuckoo_map.hpp"
+#include "support/placed_hasher.hpp"
 
 namespace {
 
 using cuckoo::InsertResult;
 
-// Places chosen keys at chosen hashes; other keys hash normally. Copies share the table.
-struct PlacedHasher {
-  std::shared_ptr<std::unordered_map<std::uint64_t, std::uint64_t>> placed =
-      std::make_shared<std::unordered_map<std::uint64_t, std::uint64_t>>();
-  std::uint64_t operator()(std::uint64_t key, std::uint64_t seed) const {
-    const auto it = placed->find(key);
-    return it != placed->end() ? it->second : cuckoo::DefaultHasher{}(key, seed);
-  }
-};
+using cuckoo::test::PlacedHasher;
 
 // ClassicCuckoo, table_size 4, max_kicks 5, kReport. Keys A (p0 0, p1 0), B (0, 1),
 // C (0, 1), D (0, 1):
