@@ -5,11 +5,13 @@
 // algorithm, not read off a run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
@@ -144,6 +146,70 @@ TEST(Statistics, CuckooMapLongestPath) {
   EXPECT_EQ(map.stats().longest_path, 2U);
   EXPECT_EQ(map.buckets_of(3).first, 0U);
   EXPECT_EQ(map.check_invariants(), "");
+}
+
+// CuckooFilter, one slot per bucket, two buckets, max_kicks 3. Hashes are chosen so that
+// every item's candidate buckets are {0, 1} (distinct fingerprints):
+//   items 1 and 2: bucket 0, then bucket 1: placed directly, no walk.
+//   items 3 .. 2 + kStashSlots: both buckets full and neither resident's alternate has
+//     room, so each walk evicts max_kicks = 3 times and ends in the stash (a kick
+//     failure; still kInserted).
+//   the next item: the stash is full: kFull, before any walk (no kick_walks counted).
+//   erasing the item in bucket 0 frees its slot; one stash entry moves in (stash_rehomes).
+//   a second filter: one item inserted three times: two copies (2b), then kDuplicateLimit.
+TEST(Statistics, CuckooFilterKickWalksStashAndRejections) {
+  using Filter = cuckoo::CuckooFilter;
+  cuckoo::CuckooFilterConfig config;
+  config.capacity = 2;
+  config.slots_per_bucket = 1;
+  config.fingerprint_bits = 16;
+  config.max_kicks = 3;
+  config.seed = 11;
+  Filter filter(config);
+  ASSERT_EQ(filter.bucket_count(), 2U);
+  constexpr unsigned kStash = Filter::kStashSlots;
+  std::vector<std::uint64_t> hashes;
+  std::vector<std::uint32_t> fingerprints;
+  for (std::uint64_t h = 1; hashes.size() < kStash + 3 && h < 1'000'000; ++h) {
+    const cuckoo::CuckooFilterPlacement p = filter.placement_of_hash(h);
+    if (p.bucket1 != 0 || p.bucket2 != 1) continue;
+    if (std::find(fingerprints.begin(), fingerprints.end(), p.fingerprint) != fingerprints.end()) continue;
+    hashes.push_back(h);
+    fingerprints.push_back(p.fingerprint);
+  }
+  ASSERT_EQ(hashes.size(), kStash + 3U);
+  ASSERT_EQ(filter.insert_hash(hashes[0]), InsertResult::kInserted);
+  ASSERT_EQ(filter.insert_hash(hashes[1]), InsertResult::kInserted);
+  EXPECT_EQ(filter.stats().kick_walks, 0U);
+  for (unsigned i = 0; i < kStash; ++i) {
+    ASSERT_EQ(filter.insert_hash(hashes[2 + i]), InsertResult::kInserted) << i;
+  }
+  EXPECT_EQ(filter.insert_hash(hashes[2 + kStash]), InsertResult::kFull);
+  cuckoo::CuckooFilterStats expected;
+  expected.inserts = 2 + kStash;
+  expected.kicks = 3 * kStash;
+  expected.max_kicks_in_insert = 3;
+  expected.kick_walks = kStash;
+  expected.kick_failures = kStash;
+  expected.full_rejections = 1;
+  EXPECT_EQ(filter.stats(), expected);
+  EXPECT_EQ(filter.stash_size(), kStash);
+  // Erase the item whose fingerprint sits in bucket 0 now.
+  const std::uint32_t in_bucket0 = filter.fingerprint_at(0, 0);
+  const auto at = std::find(fingerprints.begin(), fingerprints.end(), in_bucket0);
+  ASSERT_NE(at, fingerprints.end());
+  ASSERT_TRUE(filter.erase_hash(hashes[static_cast<std::size_t>(at - fingerprints.begin())]));
+  expected.stash_rehomes = 1;
+  EXPECT_EQ(filter.stats(), expected);
+  EXPECT_EQ(filter.stash_size(), kStash - 1);
+
+  Filter copies(config);
+  ASSERT_EQ(copies.insert_hash(hashes[0]), InsertResult::kInserted);
+  ASSERT_EQ(copies.insert_hash(hashes[0]), InsertResult::kInserted);
+  EXPECT_EQ(copies.insert_hash(hashes[0]), InsertResult::kDuplicateLimit);
+  EXPECT_EQ(copies.stats().duplicate_rejections, 1U);
+  EXPECT_EQ(copies.stats().inserts, 2U);
+  EXPECT_EQ(copies.stats().kick_walks, 0U);
 }
 
 }  // namespace
