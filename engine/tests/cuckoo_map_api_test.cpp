@@ -230,6 +230,11 @@ TEST(CuckooMapAllocator, PropagationFollowsTheTraits) {
     EXPECT_EQ(*z.find("k5"), std::string(30, 'v'));
     EXPECT_EQ(z.check_invariants(), "");
     EXPECT_EQ(x.size(), 0U);
+    PMap<false> v(seeded(5), {}, {}, b);
+    v = std::move(x);  // a moved-from source, unequal allocators: v ends empty and valid
+    EXPECT_EQ(v.size(), 0U);
+    EXPECT_EQ(v.check_invariants(), "");
+    EXPECT_EQ(v.insert("k", "v"), InsertResult::kInserted);
     EXPECT_EQ(x.insert("again", "v"), InsertResult::kInserted);  // moved-from: usable
   }
   {  // propagating: the source's allocator comes along

@@ -384,11 +384,13 @@ class CuckooMap {
       } else if (slots_.allocator() == other.slots_.allocator()) {
         slots_ = std::move(other.slots_);
       } else {
-        Slots moved(other.slots_.bucket_count(), config_.huge_pages, slots_.allocator());
-        if (!other.slots_.empty()) {
-          for (std::size_t pos = 0; pos < other.slots_.size(); ++pos) {  // bounded: positions
-            if (other.slots_.occupied(pos)) moved.emplace(pos, std::move(other.slots_.item(pos)));
-          }
+        // A moved-from source has no storage at all: then neither has this map.
+        Slots moved = other.slots_.empty()
+                          ? Slots(slots_.allocator())
+                          : Slots(other.slots_.bucket_count(), other.config_.huge_pages,
+                                  slots_.allocator());
+        for (std::size_t pos = 0; pos < other.slots_.size(); ++pos) {  // bounded: positions
+          if (other.slots_.occupied(pos)) moved.emplace(pos, std::move(other.slots_.item(pos)));
         }
         slots_.swap(moved);
         other.slots_ = Slots(other.slots_.allocator());
