@@ -1,12 +1,13 @@
 # The installed package: find_package(cuckoo CONFIG) gives
 #   cuckoo::engine        the header-only engines (always)
 #   cuckoo::model         the reference models, op language, trace format and checker
-#   cuckoo::subjects      adapters between the engines and the model layer, trace replay
+#   cuckoo::subjects      the subject layer: engine adapters, trace replay, statistics,
+#                         histories and the linearizability checker
 #   cuckoo::audit         the claim runners, report writers and adapter API
 #   cuckoo::cuckoo-audit  the command (imported executable)
 # The last three exist when the audit was built (CUCKOO_BUILD_AUDIT or the tests).
-# Build-only dependencies (the warnings target, the stress harness headers) are linked
-# as $<BUILD_INTERFACE:...> and do not appear in the export.
+# Build-only dependencies (the warnings target) are linked as $<BUILD_INTERFACE:...> and
+# do not appear in the export.
 include(CMakePackageConfigHelpers)
 
 install(TARGETS cuckoo_engine cuckoo_model EXPORT cuckooTargets
@@ -16,7 +17,8 @@ install(DIRECTORY engine/include/cuckoo model/include/cuckoo
 if(TARGET cuckoo_audit)
   install(TARGETS cuckoo_subjects cuckoo_audit EXPORT cuckooTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(DIRECTORY audit/include/cuckoo DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(DIRECTORY subjects/include/cuckoo audit/include/cuckoo
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
 if(TARGET cuckoo-audit)
   install(TARGETS cuckoo-audit EXPORT cuckooTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

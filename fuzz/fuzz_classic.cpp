@@ -18,7 +18,7 @@
 #include <string>
 #include <utility>
 
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "op_decoder.hpp"
@@ -35,10 +35,10 @@ struct HashIsKey {
   std::uint64_t operator()(std::uint64_t key, std::uint64_t /*seed*/) const noexcept { return key; }
 };
 
-class ClassicUnderTest : public cuckoo::audit::MapSubjectAdapter<Table> {
+class ClassicUnderTest : public cuckoo::subjects::MapSubjectAdapter<Table> {
  public:
   ClassicUnderTest(Table& table, bool has_growth_limit)
-      : cuckoo::audit::MapSubjectAdapter<Table>(table, has_growth_limit), table_(&table) {}
+      : cuckoo::subjects::MapSubjectAdapter<Table>(table, has_growth_limit), table_(&table) {}
 
   // Under the report policy a refused insert must leave every entry in its slot.
   InsertResult insert(std::uint64_t key, std::uint64_t value) {
@@ -157,9 +157,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Trace& trace = decoded.trace;
   cuckoo::fuzz::maybe_print_trace(trace);
 
-  const ClassicCuckooConfig config = cuckoo::audit::classic_config_from(trace.parameters);
+  const ClassicCuckooConfig config = cuckoo::subjects::classic_config_from(trace.parameters);
   Table table(config);
-  ClassicUnderTest subject(table, cuckoo::audit::classic_may_report_full(config));
+  ClassicUnderTest subject(table, cuckoo::subjects::classic_may_report_full(config));
   cuckoo::model::MapModel model;
   if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed)) {
     cuckoo::fuzz::report_violation("classic", *violation, trace);

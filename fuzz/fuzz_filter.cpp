@@ -3,7 +3,7 @@
 // The input decodes (op_decoder.hpp) into a filter configuration (f in 4..32, b in
 // {1, 2, 4, 8}, 1..64 slots, 1..500 kicks) and an op sequence; the lock-step checker runs
 // it against the multiset model with the filter's identity (fingerprint and bucket pair).
-// The subject adds to audit::FilterSubjectAdapter:
+// The subject adds to subjects::FilterSubjectAdapter:
 //   - count(key): the copies of the key's identity, recounted from the slots and the
 //     stash, so that a lost or extra copy shows at the insert or erase that made it;
 //   - check_invariants(): the slots and stash hold exactly size() fingerprints, every
@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "op_decoder.hpp"
@@ -118,7 +118,7 @@ class FilterUnderTest {
   }
 
  private:
-  cuckoo::audit::FilterSubjectAdapter<CuckooFilter> adapter_;
+  cuckoo::subjects::FilterSubjectAdapter<CuckooFilter> adapter_;
   CuckooFilter* filter_;
   mutable std::unordered_map<std::uint64_t, std::uint64_t> identity_cache_;
 };
@@ -228,7 +228,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const cuckoo::model::Trace& trace = decoded.trace;
   cuckoo::fuzz::maybe_print_trace(trace);
 
-  const CuckooFilterConfig config = cuckoo::audit::filter_config_from(trace.parameters);
+  const CuckooFilterConfig config = cuckoo::subjects::filter_config_from(trace.parameters);
   CuckooFilter filter(config);
   FilterUnderTest subject(filter);
   cuckoo::model::MultisetModel model;

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/cuckoo_map.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "op_decoder.hpp"
@@ -33,10 +33,10 @@ template <unsigned B>
 using Map = cuckoo::CuckooMap<std::uint64_t, std::uint64_t, B>;
 
 template <unsigned B>
-class MapUnderTest : public cuckoo::audit::MapSubjectAdapter<Map<B>> {
+class MapUnderTest : public cuckoo::subjects::MapSubjectAdapter<Map<B>> {
  public:
   MapUnderTest(Map<B>& table, bool has_growth_limit)
-      : cuckoo::audit::MapSubjectAdapter<Map<B>>(table, has_growth_limit), table_(&table) {}
+      : cuckoo::subjects::MapSubjectAdapter<Map<B>>(table, has_growth_limit), table_(&table) {}
 
   std::string check_invariants() const {
     std::string problem = table_->check_invariants();
@@ -187,8 +187,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Trace& trace = decoded.trace;
   cuckoo::fuzz::maybe_print_trace(trace);
 
-  const CuckooMapConfig config = cuckoo::audit::map_config_from(trace.parameters);
-  cuckoo::audit::with_map_slots(trace.parameters, [&]<unsigned B>() {
+  const CuckooMapConfig config = cuckoo::subjects::map_config_from(trace.parameters);
+  cuckoo::subjects::with_map_slots(trace.parameters, [&]<unsigned B>() {
     Map<B> table(config);
     MapUnderTest<B> subject(table, config.max_capacity < CuckooMapConfig{}.max_capacity);
     cuckoo::model::MapModel model;

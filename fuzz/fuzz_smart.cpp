@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "cuckoo/model/placement_oracle.hpp"
 #include "cuckoo/smart_cuckoo.hpp"
@@ -38,10 +38,10 @@ using Table = cuckoo::SmartCuckoo<>;
 
 constexpr std::string_view kC8Prefix = "C8: ";
 
-class SmartUnderTest : public cuckoo::audit::MapSubjectAdapter<Table> {
+class SmartUnderTest : public cuckoo::subjects::MapSubjectAdapter<Table> {
  public:
   explicit SmartUnderTest(Table& table)
-      : cuckoo::audit::MapSubjectAdapter<Table>(table, /*has_growth_limit=*/true), table_(&table) {}
+      : cuckoo::subjects::MapSubjectAdapter<Table>(table, /*has_growth_limit=*/true), table_(&table) {}
 
   InsertResult insert(std::uint64_t key, std::uint64_t value) { return checked(key, value, false); }
   InsertResult insert_or_assign(std::uint64_t key, std::uint64_t value) {
@@ -194,7 +194,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Trace& trace = decoded.trace;
   cuckoo::fuzz::maybe_print_trace(trace);
 
-  const SmartCuckooConfig config = cuckoo::audit::smart_config_from(trace.parameters);
+  const SmartCuckooConfig config = cuckoo::subjects::smart_config_from(trace.parameters);
   Table table(config);
   SmartUnderTest subject(table);
   cuckoo::model::MapModel model;

@@ -1,8 +1,8 @@
 // The one decoder every differential fuzz target uses: input bytes -> an engine
 // configuration (the first bytes) and an op sequence (the rest), written as a
-// cuckoo::model::Trace. The trace's header is made with audit::parameters_of(), so the
+// cuckoo::model::Trace. The trace's header is made with subjects::parameters_of(), so the
 // printed trace of any input builds the same engine under `cuckoo-audit replay` and
-// audit::replay().
+// subjects::replay().
 //
 // Input layout
 // ------------
@@ -38,7 +38,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/bloom_filter.hpp"
 #include "cuckoo/detail/serial.hpp"
 #include "cuckoo/model/op.hpp"
@@ -239,7 +239,7 @@ inline model::TraceParameters bloom_parameters_of(const BloomFilterConfig& c) {
 inline BloomFilterConfig bloom_config_from(const model::TraceParameters& p) {
   BloomFilterConfig c;
   c.bits = p.get_u64("bits");
-  c.hashes = static_cast<unsigned>(p.get_u64_in("hashes", 0, audit::kMaxSmallParameter));
+  c.hashes = static_cast<unsigned>(p.get_u64_in("hashes", 0, subjects::kMaxSmallParameter));
   c.seed = p.get_u64("seed");
   return c;
 }
@@ -305,14 +305,14 @@ inline Decoded decode(Family family, const std::uint8_t* data, std::size_t size)
   Decoded d;
   d.trace.engine = std::string(engine_name(family));
   switch (family) {
-    case Family::kFilter: d.trace.parameters = audit::parameters_of(decode_filter_config(in, d.key_space)); break;
+    case Family::kFilter: d.trace.parameters = subjects::parameters_of(decode_filter_config(in, d.key_space)); break;
     case Family::kMap: {
       const MapChoice m = decode_map_config(in, d.key_space);
-      d.trace.parameters = audit::parameters_of(m.config, m.slots_per_bucket);
+      d.trace.parameters = subjects::parameters_of(m.config, m.slots_per_bucket);
       break;
     }
-    case Family::kClassic: d.trace.parameters = audit::parameters_of(decode_classic_config(in, d.key_space)); break;
-    case Family::kSmart: d.trace.parameters = audit::parameters_of(decode_smart_config(in, d.key_space)); break;
+    case Family::kClassic: d.trace.parameters = subjects::parameters_of(decode_classic_config(in, d.key_space)); break;
+    case Family::kSmart: d.trace.parameters = subjects::parameters_of(decode_smart_config(in, d.key_space)); break;
     case Family::kBloom: d.trace.parameters = bloom_parameters_of(decode_bloom_config(in, d.key_space)); break;
   }
   decode_ops(in, family, d.key_space, d.trace);

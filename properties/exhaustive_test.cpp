@@ -63,8 +63,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuckoo/audit/replay.hpp"
-#include "cuckoo/audit/subjects.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/cuckoo_map.hpp"
@@ -80,7 +79,7 @@
 namespace {
 
 namespace model = cuckoo::model;
-namespace audit = cuckoo::audit;
+namespace subjects = cuckoo::subjects;
 using cuckoo::InsertResult;
 using model::Op;
 using model::OpKind;
@@ -437,7 +436,7 @@ class FilterSystem {
         throw std::logic_error("filter_hash_for does not invert the filter's hash derivation");
       }
       placement_[k] = p;
-      identity_[k] = audit::filter_identity(p);
+      identity_[k] = subjects::filter_identity(p);
       limit_[k] = probe.max_copies_of_hash(hasher_.hashes[k]);
       if (!placements_text_.empty()) placements_text_ += ",";
       placements_text_ += std::to_string(i1) + "/" + std::to_string(fp);
@@ -494,7 +493,7 @@ class FilterSystem {
   model::Trace trace(const std::vector<Op>& path) const {
     model::Trace t;
     t.engine = "filter";
-    t.parameters = audit::parameters_of(config_);
+    t.parameters = subjects::parameters_of(config_);
     add_placed_parameters(t, hasher_, scope_.keys, placements_text_);
     for (const Op& op : path) t.add(op);
     return t;
@@ -503,7 +502,7 @@ class FilterSystem {
   // model::check with a fresh filter; optionally the canonical state it ends in.
   std::optional<model::Violation> check_trace(const model::Trace& t, std::string* final_key = nullptr) const {
     PlacedFilter filter(config_, hasher_);
-    audit::FilterSubjectAdapter subject(filter);
+    subjects::FilterSubjectAdapter subject(filter);
     model::MultisetModel m;
     std::optional<model::Violation> v = model::check(subject, m, t, seed());
     if (final_key != nullptr) {
@@ -929,7 +928,7 @@ class ClassicSystem {
       if (op.kind == OpKind::kErase) erased = t.erase(op.key);
       if (op.kind == OpKind::kClear) t.clear();
       bool refused = false;
-      if (auto p = judge_map_op(s.values, op, r, erased, audit::classic_may_report_full(config_), refused)) return p;
+      if (auto p = judge_map_op(s.values, op, r, erased, subjects::classic_may_report_full(config_), refused)) return p;
       if (refused) {
         ++stats.full_results;
         // C9 in the small: could every stored key plus this one be placed (b = 1)?
@@ -959,7 +958,7 @@ class ClassicSystem {
   model::Trace trace(const std::vector<Op>& path) const {
     model::Trace t;
     t.engine = "classic";
-    t.parameters = audit::parameters_of(config_);
+    t.parameters = subjects::parameters_of(config_);
     add_placed_parameters(t, hasher_, scope_.keys, placements_text_);
     for (const Op& op : path) t.add(op);
     return t;
@@ -967,7 +966,7 @@ class ClassicSystem {
 
   std::optional<model::Violation> check_trace(const model::Trace& t, std::string* final_key = nullptr) const {
     PlacedClassic table(config_, hasher_);
-    audit::MapSubjectAdapter subject(table, audit::classic_may_report_full(config_));
+    subjects::MapSubjectAdapter subject(table, subjects::classic_may_report_full(config_));
     std::string values;
     auto v = check_map_trace(subject, t, seed(), final_key != nullptr ? &values : nullptr, scope_.keys);
     if (final_key != nullptr) *final_key = engine_key(table) + values;
@@ -1099,7 +1098,7 @@ class SmartSystem {
   model::Trace trace(const std::vector<Op>& path) const {
     model::Trace t;
     t.engine = "smart";
-    t.parameters = audit::parameters_of(config_);
+    t.parameters = subjects::parameters_of(config_);
     add_placed_parameters(t, hasher_, scope_.keys, placements_text_);
     for (const Op& op : path) t.add(op);
     return t;
@@ -1107,7 +1106,7 @@ class SmartSystem {
 
   std::optional<model::Violation> check_trace(const model::Trace& t, std::string* final_key = nullptr) const {
     PlacedSmart table(config_, hasher_);
-    audit::MapSubjectAdapter subject(table, /*has_growth_limit=*/true);
+    subjects::MapSubjectAdapter subject(table, /*has_growth_limit=*/true);
     std::string values;
     // Re-derive the stash order of the replayed engine the same way the explorer does.
     State shadow{PlacedSmart(config_, hasher_), {}, {}};
@@ -1348,7 +1347,7 @@ class MapSystem {
   model::Trace trace(const std::vector<Op>& path) const {
     model::Trace t;
     t.engine = "map";
-    t.parameters = audit::parameters_of(config_, B);
+    t.parameters = subjects::parameters_of(config_, B);
     add_placed_parameters(t, hasher_, scope_.keys, placements_text_);
     for (const Op& op : path) t.add(op);
     return t;
@@ -1356,7 +1355,7 @@ class MapSystem {
 
   std::optional<model::Violation> check_trace(const model::Trace& t, std::string* final_key = nullptr) const {
     PlacedMap<B> map(config_, hasher_);
-    audit::MapSubjectAdapter subject(map, /*has_growth_limit=*/true);
+    subjects::MapSubjectAdapter subject(map, /*has_growth_limit=*/true);
     std::string values;
     auto v = check_map_trace(subject, t, seed(), final_key != nullptr ? &values : nullptr, scope_.keys);
     if (final_key != nullptr) *final_key = engine_key(map) + values;
@@ -1650,34 +1649,34 @@ TEST(Exhaustive, CuckooMap) {
 // its header names, with the injected hashes; nothing when every claim held.
 std::optional<model::Violation> replay_placed_trace(const model::Trace& trace) {
   const model::TraceParameters& p = trace.parameters;
-  if (p.get_string_or("hasher", "") != "placed") return audit::replay(trace);
+  if (p.get_string_or("hasher", "") != "placed") return subjects::replay(trace);
   const PlacedHasher hasher = hasher_from(p);
   if (trace.engine == "filter") {
-    const cuckoo::CuckooFilterConfig config = audit::filter_config_from(p);
+    const cuckoo::CuckooFilterConfig config = subjects::filter_config_from(p);
     PlacedFilter filter(config, hasher);
-    audit::FilterSubjectAdapter subject(filter);
+    subjects::FilterSubjectAdapter subject(filter);
     model::MultisetModel m;
     return model::check(subject, m, trace, *config.seed);
   }
   if (trace.engine == "classic") {
-    const cuckoo::ClassicCuckooConfig config = audit::classic_config_from(p);
+    const cuckoo::ClassicCuckooConfig config = subjects::classic_config_from(p);
     PlacedClassic table(config, hasher);
-    audit::MapSubjectAdapter subject(table, audit::classic_may_report_full(config));
+    subjects::MapSubjectAdapter subject(table, subjects::classic_may_report_full(config));
     model::MapModel m;
     return model::check(subject, m, trace, *config.seed);
   }
   if (trace.engine == "smart") {
-    const cuckoo::SmartCuckooConfig config = audit::smart_config_from(p);
+    const cuckoo::SmartCuckooConfig config = subjects::smart_config_from(p);
     PlacedSmart table(config, hasher);
-    audit::MapSubjectAdapter subject(table, true);
+    subjects::MapSubjectAdapter subject(table, true);
     model::MapModel m;
     return model::check(subject, m, trace, *config.seed);
   }
   if (trace.engine == "map") {
-    const cuckoo::CuckooMapConfig config = audit::map_config_from(p);
-    return audit::with_map_slots(p, [&]<unsigned B>() -> std::optional<model::Violation> {
+    const cuckoo::CuckooMapConfig config = subjects::map_config_from(p);
+    return subjects::with_map_slots(p, [&]<unsigned B>() -> std::optional<model::Violation> {
       PlacedMap<B> map(config, hasher);
-      audit::MapSubjectAdapter subject(map, true);
+      subjects::MapSubjectAdapter subject(map, true);
       model::MapModel m;
       return model::check(subject, m, trace, *config.seed);
     });

@@ -6,7 +6,7 @@
 // ops over a small key range: insert, contains, erase of present and absent keys, size,
 // serialize_roundtrip, clear. The sequence is recorded as a trace (generators.hpp) and
 // run by the model layer's lock-step checker against a fresh filter built from the
-// trace header, exactly as audit::replay runs it. The checker judges:
+// trace header, exactly as subjects::replay runs it. The checker judges:
 //   C1   every stored item is found (also before and after each round trip);
 //   C5   erase removes exactly one copy; 2b copies (b when both buckets coincide), then
 //        kDuplicateLimit and nothing changes;
@@ -15,7 +15,7 @@
 //        as before for every key the trace mentions;
 //   and the size after every insert, erase and clear.
 // Keys that alias (same fingerprint and bucket pair) are handled by the model through
-// the filter's identity (audit::filter_identity).
+// the filter's identity (subjects::filter_identity).
 //
 // Each property also checks that its cases reach the paths these claims are about:
 // kicks, the stash, kFull and kDuplicateLimit.
@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "cuckoo/audit/replay.hpp"
-#include "cuckoo/audit/subjects.hpp"
+#include "cuckoo/subjects/replay.hpp"
+#include "cuckoo/subjects/filter.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "cuckoo/model/multiset_model.hpp"
@@ -41,14 +41,14 @@ namespace {
 using cuckoo::CuckooFilter;
 using cuckoo::InsertResult;
 namespace model = cuckoo::model;
-namespace audit = cuckoo::audit;
+namespace subjects = cuckoo::subjects;
 namespace props = cuckoo::properties;
 
 // The filter adapter the checker drives, noting which paths the run reached. It adds
 // no check of its own: every verdict is the checker's.
-class ObservedFilter : public audit::FilterSubjectAdapter<CuckooFilter> {
+class ObservedFilter : public subjects::FilterSubjectAdapter<CuckooFilter> {
  public:
-  using Base = audit::FilterSubjectAdapter<CuckooFilter>;
+  using Base = subjects::FilterSubjectAdapter<CuckooFilter>;
   ObservedFilter(CuckooFilter& filter, std::set<std::string>& paths) : Base(filter), paths_(&paths) {}
 
   InsertResult insert(std::uint64_t key) {
@@ -75,11 +75,11 @@ class ObservedFilter : public audit::FilterSubjectAdapter<CuckooFilter> {
   std::set<std::string>* paths_;
 };
 
-// Runs the trace against a fresh filter built from its header (as audit::replay does)
+// Runs the trace against a fresh filter built from its header (as subjects::replay does)
 // and returns the first violation; `paths` receives the paths reached.
 std::optional<model::Violation> check_filter_trace(const model::Trace& trace,
                                                    std::set<std::string>& paths) {
-  const cuckoo::CuckooFilterConfig config = audit::filter_config_from(trace.parameters);
+  const cuckoo::CuckooFilterConfig config = subjects::filter_config_from(trace.parameters);
   CuckooFilter filter(config);
   ObservedFilter subject(filter, paths);
   model::MultisetModel model;

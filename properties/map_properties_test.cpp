@@ -5,7 +5,7 @@
 // A case draws a tiny table and a sequence of insert, insert_or_assign, find, contains,
 // erase, size, clear (and serialize_roundtrip for CuckooMap), recorded as a trace
 // (generators.hpp) and run by the model layer's lock-step checker against a fresh table
-// built from the trace header, as audit::replay runs it. The checker judges:
+// built from the trace header, as subjects::replay runs it. The checker judges:
 //   C7   every outcome, value, answer and size equals MapModel's, across growth, rehash
 //        and stash use; after every op the table's own invariant check passes (every key
 //        in one of its candidate buckets or the stash, no key stored twice);
@@ -25,8 +25,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuckoo/audit/replay.hpp"
-#include "cuckoo/audit/subjects.hpp"
+#include "cuckoo/subjects/replay.hpp"
+#include "cuckoo/subjects/classic.hpp"
+#include "cuckoo/subjects/map.hpp"
+#include "cuckoo/subjects/smart.hpp"
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/cuckoo_map.hpp"
 #include "cuckoo/model/checker.hpp"
@@ -39,15 +41,15 @@ namespace {
 
 using cuckoo::InsertResult;
 namespace model = cuckoo::model;
-namespace audit = cuckoo::audit;
+namespace subjects = cuckoo::subjects;
 namespace props = cuckoo::properties;
 
 // The table adapter the checker drives, noting which paths the run reached. It adds no
 // check of its own: every verdict is the checker's.
 template <class Table>
-class ObservedTable : public audit::MapSubjectAdapter<Table> {
+class ObservedTable : public subjects::MapSubjectAdapter<Table> {
  public:
-  using Base = audit::MapSubjectAdapter<Table>;
+  using Base = subjects::MapSubjectAdapter<Table>;
   ObservedTable(Table& table, bool has_growth_limit, std::set<std::string>& paths)
       : Base(table, has_growth_limit), paths_(&paths) {}
 
@@ -137,25 +139,25 @@ std::optional<model::Violation> check_table(Table& table, bool has_growth_limit,
 }
 
 // Runs the trace against a fresh table built from its header and returns the first
-// violation. The tables are built as audit::replay builds them (same config mapping,
+// violation. The tables are built as subjects::replay builds them (same config mapping,
 // same growth-limit traits); only the adapter is the observing one.
 std::optional<model::Violation> check_map_trace(const model::Trace& trace, std::set<std::string>& paths) {
   const model::TraceParameters& p = trace.parameters;
   if (trace.engine == "map") {
-    const cuckoo::CuckooMapConfig config = audit::map_config_from(p);
-    return audit::with_map_slots(p, [&]<unsigned B>() {
+    const cuckoo::CuckooMapConfig config = subjects::map_config_from(p);
+    return subjects::with_map_slots(p, [&]<unsigned B>() {
       cuckoo::CuckooMap<std::uint64_t, std::uint64_t, B> table(config);
       const bool capped = config.max_capacity < cuckoo::CuckooMapConfig{}.max_capacity;
       return check_table(table, capped, trace, *config.seed, paths);
     });
   }
   if (trace.engine == "classic") {
-    const cuckoo::ClassicCuckooConfig config = audit::classic_config_from(p);
+    const cuckoo::ClassicCuckooConfig config = subjects::classic_config_from(p);
     cuckoo::ClassicCuckoo<> table(config);
-    return check_table(table, audit::classic_may_report_full(config), trace, *config.seed, paths);
+    return check_table(table, subjects::classic_may_report_full(config), trace, *config.seed, paths);
   }
   if (trace.engine == "smart") {
-    const cuckoo::SmartCuckooConfig config = audit::smart_config_from(p);
+    const cuckoo::SmartCuckooConfig config = subjects::smart_config_from(p);
     cuckoo::SmartCuckoo<> table(config);
     return check_table(table, /*has_growth_limit=*/true, trace, *config.seed, paths);
   }
@@ -213,7 +215,7 @@ struct Policy {
   cuckoo::OnInsertFailure value;
 };
 
-[[maybe_unused]] void PrintTo(const Policy& policy, std::ostream* os) { *os << audit::to_string(policy.value); }
+[[maybe_unused]] void PrintTo(const Policy& policy, std::ostream* os) { *os << subjects::to_string(policy.value); }
 
 class ClassicCuckooProperty : public ::testing::TestWithParam<Policy> {};
 
@@ -247,7 +249,7 @@ INSTANTIATE_TEST_SUITE_P(Policies, ClassicCuckooProperty,
                                            Policy{cuckoo::OnInsertFailure::kGrow},
                                            Policy{cuckoo::OnInsertFailure::kReport}),
                          [](const ::testing::TestParamInfo<Policy>& policy_info) {
-                           return std::string(audit::to_string(policy_info.param.value));
+                           return std::string(subjects::to_string(policy_info.param.value));
                          });
 
 // ---- SmartCuckoo -------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // Regression cases: every *.trace under properties/regressions/ is replayed against the
-// engine its header names (audit::replay, the model layer's lock-step checker) and must
+// engine its header names (subjects::replay, the model layer's lock-step checker) and must
 // show no violation. One GoogleTest case per file.
 //
 // A trace lands here when a property (or a fuzzer, or a user) found a failure: the
@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/model/trace.hpp"
 #include "cuckoo/model/violation.hpp"
 #include "cuckoo/properties/rc_support.hpp"
@@ -39,7 +39,7 @@ void expect_replays_clean(const fs::path& path) {
   } catch (const std::exception& e) {
     FAIL() << "cannot read the trace: " << e.what();
   }
-  const auto violation = cuckoo::audit::replay(trace);
+  const auto violation = cuckoo::subjects::replay(trace);
   EXPECT_FALSE(violation.has_value()) << model::format_violation(*violation, trace);
   std::cerr << "[ replay ] " << path.filename().string() << ": " << trace.size() << " ops, "
             << (violation ? "VIOLATION" : "no violation") << std::endl;

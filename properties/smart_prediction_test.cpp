@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "cuckoo/audit/replay.hpp"
-#include "cuckoo/audit/subjects.hpp"
+#include "cuckoo/subjects/replay.hpp"
+#include "cuckoo/subjects/smart.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "cuckoo/model/map_model.hpp"
 #include "cuckoo/model/placement_oracle.hpp"
@@ -34,7 +34,7 @@ namespace {
 
 using cuckoo::InsertResult;
 namespace model = cuckoo::model;
-namespace audit = cuckoo::audit;
+namespace subjects = cuckoo::subjects;
 namespace props = cuckoo::properties;
 using Smart = cuckoo::SmartCuckoo<>;
 
@@ -61,10 +61,10 @@ model::PlacementOracle table_items_oracle(const Smart& table, const model::MapMo
 // receives what the run exercised. Returns the first violation.
 std::optional<model::Violation> check_predictions(const model::Trace& trace,
                                                   std::set<std::string>& paths) {
-  const cuckoo::SmartCuckooConfig config = audit::smart_config_from(trace.parameters);
+  const cuckoo::SmartCuckooConfig config = subjects::smart_config_from(trace.parameters);
   const std::uint64_t seed = *config.seed;
   Smart table(config);
-  audit::MapSubjectAdapter subject(table, /*has_growth_limit=*/true);
+  subjects::MapSubjectAdapter subject(table, /*has_growth_limit=*/true);
   model::MapModel stored;
 
   for (std::size_t i = 0; i < trace.entries.size(); ++i) {

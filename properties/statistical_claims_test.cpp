@@ -33,8 +33,8 @@
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/model/placement_oracle.hpp"
-#include "cuckoo/audit/measure.hpp"
-#include "cuckoo/audit/stats.hpp"
+#include "cuckoo/subjects/measure.hpp"
+#include "cuckoo/subjects/stats.hpp"
 
 namespace {
 
@@ -48,7 +48,7 @@ using cuckoo::InsertResult;
 using cuckoo::OnInsertFailure;
 using cuckoo::model::CandidatePair;
 using cuckoo::model::PlacementOracle;
-namespace stats = cuckoo::audit::stats;
+namespace stats = cuckoo::subjects::stats;
 
 constexpr double kAlpha = stats::kDefaultAlpha;
 
@@ -161,20 +161,20 @@ TEST(StatsSelfTest, MaxAndMinCountsAreTheTightestSafeCounts) {
 // uniform and independent as the derivation in cuckoo_filter.hpp says).
 
 // The measurement routines are shared with the auditor (cuckoo-audit's C2 task):
-// audit/include/cuckoo/audit/measure.hpp.
-using cuckoo::audit::measure::FilterFprMeasurement;
-using cuckoo::audit::measure::fill_to_first_failure;
-using cuckoo::audit::measure::filter_config;
+// audit/include/cuckoo/subjects/measure.hpp.
+using cuckoo::subjects::measure::FilterFprMeasurement;
+using cuckoo::subjects::measure::fill_to_first_failure;
+using cuckoo::subjects::measure::filter_config;
 
 // Queries needed so that the expected count at the bound is about 1000 (4000 in the full
 // lane): enough that a filter with twice the rate lies far outside the 1e-9 tail.
-cuckoo::audit::measure::FprQueries fpr_queries() {
+cuckoo::subjects::measure::FprQueries fpr_queries() {
   if (full_lane()) return {4000.0, 200'000, 16'000'000};
   return {1000.0, 200'000, 4'000'000};
 }
 
 FilterFprMeasurement measure_filter_fpr(const CuckooFilter& filter) {
-  return cuckoo::audit::measure::measure_filter_fpr(filter, fpr_queries());
+  return cuckoo::subjects::measure::measure_filter_fpr(filter, fpr_queries());
 }
 
 TEST(StatisticalClaims, C2FalsePositiveRateWithinBinomialBound) {
@@ -266,13 +266,13 @@ TEST(StatisticalClaims, C2FalsePositiveRateWithinBinomialBound) {
 // the measured means.
 
 // The windows and the sampling are shared with the auditor (measure.hpp).
-using cuckoo::audit::measure::kLoadWindows;
-using cuckoo::audit::measure::kTailProbability;
-using cuckoo::audit::measure::LoadSample;
-using cuckoo::audit::measure::LoadWindow;
-using cuckoo::audit::measure::max_below_tail;
-using cuckoo::audit::measure::sample_loads;
-using cuckoo::audit::measure::within;
+using cuckoo::subjects::measure::kLoadWindows;
+using cuckoo::subjects::measure::kTailProbability;
+using cuckoo::subjects::measure::LoadSample;
+using cuckoo::subjects::measure::LoadWindow;
+using cuckoo::subjects::measure::max_below_tail;
+using cuckoo::subjects::measure::sample_loads;
+using cuckoo::subjects::measure::within;
 
 TEST(StatisticalClaims, C3LoadAtFirstFailureMatchesPublishedFigures) {
   const unsigned scale = full_lane() ? 4 : 1;
@@ -339,20 +339,20 @@ TEST(StatisticalClaims, C3CheckRejectsACrippledKickWalk) {
 //     0.4 (mean degree 0.8, subcritical) components have O(log n) vertices, far below 500.
 
 // The bands and the oracle walk are shared with the auditor (measure.hpp).
-using cuckoo::audit::measure::Band;
+using cuckoo::subjects::measure::Band;
 
 // Inserts fresh keys into `tables` tables of `capacity` slots until each reaches 55%
 // load or refuses 200 inserts in a row; accumulates per-band outcomes.
 std::vector<Band> measure_false_failures(std::size_t capacity, unsigned max_kicks, unsigned tables,
                                          std::uint64_t seed_base) {
-  cuckoo::audit::measure::FalseFailureRun run;
+  cuckoo::subjects::measure::FalseFailureRun run;
   run.capacity = capacity;
   run.max_kicks = max_kicks;
   run.tables = tables;
   run.seed_base = seed_base;
   run.stop_load = 0.55;
   run.max_refused_in_a_row = 200;
-  return cuckoo::audit::measure::measure_classic_false_failures(run);
+  return cuckoo::subjects::measure::measure_classic_false_failures(run);
 }
 
 void report_bands(const std::vector<Band>& bands, const std::string& label, const std::string& property) {
@@ -373,8 +373,8 @@ void report_bands(const std::vector<Band>& bands, const std::string& label, cons
   }
 }
 
-using cuckoo::audit::measure::false_failures_in;
-using cuckoo::audit::measure::impossible_inserts;
+using cuckoo::subjects::measure::false_failures_in;
+using cuckoo::subjects::measure::impossible_inserts;
 
 TEST(StatisticalClaims, C9FalseFailuresPerLoadBand) {
   const unsigned scale = full_lane() ? 4 : 1;
@@ -424,10 +424,10 @@ TEST(StatisticalClaims, C9FalseFailuresPerLoadBand) {
 // Teeth: a filter with half the bits (same n and k) must fail the formula check for m.
 
 // The measurement is shared with the auditor (measure.hpp).
-using cuckoo::audit::measure::BloomCase;
-using cuckoo::audit::measure::BloomMeasurement;
-using cuckoo::audit::measure::filled_bloom;
-using cuckoo::audit::measure::measure_bloom;
+using cuckoo::subjects::measure::BloomCase;
+using cuckoo::subjects::measure::BloomMeasurement;
+using cuckoo::subjects::measure::filled_bloom;
+using cuckoo::subjects::measure::measure_bloom;
 
 TEST(StatisticalClaims, C12BloomFalsePositiveRateMatchesFormula) {
   const std::uint64_t queries = full_lane() ? 4'000'000 : 1'000'000;

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "cuckoo/audit/audit.hpp"
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/audit/report.hpp"
 #include "cuckoo/audit/report_writers.hpp"
 #include "cuckoo/error.hpp"
@@ -385,7 +385,7 @@ int replay_command(const std::vector<std::string>& args) {
   std::optional<model::Violation> violation;
   try {
     trace = model::parse_trace(text);
-    violation = audit::replay(trace);
+    violation = cuckoo::subjects::replay(trace);
   } catch (const model::TraceError& e) {
     usage_error(*file + ": " + e.what());
   } catch (const cuckoo::ConfigError& e) {

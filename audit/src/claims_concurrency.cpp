@@ -37,22 +37,22 @@
 #include "cuckoo/concurrent_filter.hpp"
 #include "cuckoo/concurrent_map.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
-#include "cuckoo/stress/driver.hpp"
-#include "cuckoo/stress/history.hpp"
-#include "cuckoo/stress/linearizability.hpp"
-#include "cuckoo/stress/run_and_check.hpp"
-#include "cuckoo/stress/specs.hpp"
+#include "cuckoo/subjects/driver.hpp"
+#include "cuckoo/subjects/history.hpp"
+#include "cuckoo/subjects/linearizability.hpp"
+#include "cuckoo/subjects/run_and_check.hpp"
+#include "cuckoo/subjects/specs.hpp"
 #include "cuckoo/sync/htm.hpp"
 
 namespace cuckoo::audit {
 namespace {
 
-using stress::CheckedHistory;
-using stress::CheckResult;
-using stress::DriverConfig;
-using stress::OpMix;
-using stress::RunResult;
-using stress::SplitMix64;
+using subjects::CheckedHistory;
+using subjects::CheckResult;
+using subjects::DriverConfig;
+using subjects::OpMix;
+using subjects::RunResult;
+using subjects::SplitMix64;
 
 // Histories per task in the quick profile; standard and full multiply it.
 constexpr std::size_t kQuickHistories = 1000;
@@ -97,8 +97,8 @@ void record(Tally& tally, const RunResult& run, const CheckResult& check) {
     ++tally.not_linearizable;
     if (!tally.counterexample) {
       Counterexample cx;
-      const auto& violation = std::get<stress::NotLinearizable>(check.verdict);
-      cx.trace = stress::dump_history(violation.ops, "not linearizable; driver: " + run.reproduce());
+      const auto& violation = std::get<subjects::NotLinearizable>(check.verdict);
+      cx.trace = subjects::dump_history(violation.ops, "not linearizable; driver: " + run.reproduce());
       cx.explanation = check.describe();
       cx.original_ops = check.stats.ops_checked;
       cx.shrunk_ops = violation.ops.size();
@@ -185,17 +185,17 @@ struct FilterHistoryShape {
 FilterHistoryShape filter_history_shape(std::uint64_t seed) {
   SplitMix64 rng(seed);
   FilterHistoryShape shape;
-  shape.driver = stress::short_history_config(seed, rng);
+  shape.driver = subjects::short_history_config(seed, rng);
   DriverConfig& d = shape.driver;
   d.key_range = std::max<std::uint64_t>(d.threads, 4 + rng.below(5));
   d.key_ownership = true;
   d.erase_only_present = true;
   d.mix = OpMix::multiset();
   CuckooFilterConfig& c = shape.filter;
-  stress::draw_filter_shape(c, rng);
+  subjects::draw_filter_shape(c, rng);
   c.capacity = (2 + rng.below(2 * d.key_range - 1)) * c.slots_per_bucket;
   // CuckooFilter: the placement rule of both concurrent designs.
-  stress::choose_alias_free_seed<CuckooFilter>(c, d.key_range, rng, seed);
+  subjects::choose_alias_free_seed<CuckooFilter>(c, d.key_range, rng, seed);
   return shape;
 }
 
@@ -250,7 +250,7 @@ void add_filter_task(TaskList& tasks, Profile profile, std::string configuration
                    [make](std::uint64_t seed, Tally& tally) {
                      const FilterHistoryShape shape = filter_history_shape(seed);
                      const std::unique_ptr<Filter> filter = make(shape.filter);
-                     const CheckedHistory h = stress::run_and_check_filter(
+                     const CheckedHistory h = subjects::run_and_check_filter(
                          *filter, shape.driver, /*erase_absent_may_succeed=*/false);
                      record(tally, h.run, h.check);
                      note_filter(tally, *filter);
@@ -267,10 +267,10 @@ void add_map_task(TaskList& tasks, Profile profile, std::string configuration,
       tasks, profile, "concurrent-map", std::move(configuration),
       [key_range_min, make](std::uint64_t seed, Tally& tally) {
         const std::unique_ptr<Map> map = make(seed);
-        stress::Subject subject = stress::map_subject(*map, stress::pace_every_fourth_call);
+        subjects::Subject subject = subjects::map_subject(*map, subjects::pace_every_fourth_call);
         subject.size = [&map] { return static_cast<std::uint64_t>(map->size()); };  // unpaced
         const CheckedHistory h =
-            stress::run_and_check_map(subject, stress::map_history_config(seed, key_range_min));
+            subjects::run_and_check_map(subject, subjects::map_history_config(seed, key_range_min));
         const RunResult& run = h.run;
         record(tally, run, h.check);
         if constexpr (requires { map->lock_stats(); }) {
@@ -285,7 +285,7 @@ void add_map_task(TaskList& tasks, Profile profile, std::string configuration,
           if (!tally.counterexample) {
             Counterexample cx;
             cx.trace =
-                stress::dump_history(run.history, "invariant broken after: " + run.reproduce());
+                subjects::dump_history(run.history, "invariant broken after: " + run.reproduce());
             cx.explanation = "check_invariants() after the history: " + problem;
             cx.original_ops = run.history.size();
             cx.shrunk_ops = run.history.size();

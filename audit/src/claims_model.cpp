@@ -31,11 +31,10 @@
 
 #include "cuckoo/audit/audit.hpp"
 #include "cuckoo/audit/model_claims.hpp"
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/audit/shrink.hpp"
-#include "cuckoo/audit/subjects.hpp"
 #include "cuckoo/audit/trace_check.hpp"
-#include "cuckoo/audit/trace_gen.hpp"
+#include "cuckoo/subjects/trace_gen.hpp"
 #include "cuckoo/bloom_filter.hpp"
 #include "cuckoo/error.hpp"
 #include "cuckoo/model/checker.hpp"
@@ -44,6 +43,9 @@
 #include "cuckoo/model/placement_oracle.hpp"
 
 namespace cuckoo::audit {
+
+// The subject layer's adapters, configuration mappings and trace generator.
+using namespace cuckoo::subjects;
 namespace {
 
 // ---- sample sizes -------------------------------------------------------------------
@@ -377,7 +379,7 @@ void add_c7(TaskList& tasks, const ModelClaimSizes& sizes) {
        {OnInsertFailure::kRehash, OnInsertFailure::kGrow, OnInsertFailure::kReport}) {
     add_trace_task(
         tasks, sizes, "C7", "classic",
-        std::string("on_failure=") + to_string(policy) +
+        std::string("on_failure=") + subjects::to_string(policy) +
             " capacity=2..32 max_kicks=1..500 max_capacity=default|capped",
         "every map op through kicks, rehashes and growth",
         [policy, every_op](std::uint64_t seed, std::size_t) {

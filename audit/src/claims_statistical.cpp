@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "cuckoo/audit/audit.hpp"
-#include "cuckoo/audit/measure.hpp"
-#include "cuckoo/audit/stats.hpp"
+#include "cuckoo/audit/statistical_claims.hpp"
+#include "cuckoo/subjects/stats.hpp"
 #include "cuckoo/hash.hpp"
 
 namespace cuckoo::audit {
@@ -70,7 +70,7 @@ Figure rate(std::string name, std::uint64_t count, std::uint64_t n, std::string 
   Figure f = plain(std::move(name), n == 0 ? 0.0 : static_cast<double>(count) / static_cast<double>(n),
                    std::move(note));
   if (n > 0) {
-    const stats::RateInterval ci = stats::clopper_pearson(n, count, kReportAlpha);
+    const subjects::stats::RateInterval ci = subjects::stats::clopper_pearson(n, count, kReportAlpha);
     f.ci_low = ci.low;
     f.ci_high = ci.high;
   }
@@ -82,7 +82,7 @@ PlotPoint rate_point(double x, std::uint64_t count, std::uint64_t n) {
   p.x = x;
   p.y = n == 0 ? 0.0 : static_cast<double>(count) / static_cast<double>(n);
   if (n > 0) {
-    const stats::RateInterval ci = stats::clopper_pearson(n, count, kReportAlpha);
+    const subjects::stats::RateInterval ci = subjects::stats::clopper_pearson(n, count, kReportAlpha);
     p.y_low = ci.low;
     p.y_high = ci.high;
   }
@@ -174,7 +174,7 @@ TaskOutput run_c2(const TaskContext& ctx, const m::StatisticalSizes& sizes, unsi
     r.figures.push_back(plain(
         "DESIGN.md nominal 1-(1-2^-f)^(2bL)", at_full.nominal,
         std::string("informational: 2^-f understates q (at f=4 by 11%); the count ") +
-            (at_full.count <= stats::binomial_max_count(at_full.queries, at_full.nominal, m::kAlpha) ? "is"
+            (at_full.count <= subjects::stats::binomial_max_count(at_full.queries, at_full.nominal, m::kAlpha) ? "is"
                                                                                                       : "is NOT") +
             " within it"));
     r.figures.push_back(bounded("degraded filter (f-1 effective bits) rate", at_full.worse_rate(),

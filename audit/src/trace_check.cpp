@@ -8,9 +8,12 @@
 #include <set>
 
 #include "cuckoo/audit/shrink.hpp"
-#include "cuckoo/audit/trace_gen.hpp"
+#include "cuckoo/subjects/trace_gen.hpp"
 
 namespace cuckoo::audit {
+
+// The subject layer's adapters, configuration mappings and trace generator.
+using namespace cuckoo::subjects;
 
 void TraceCounters::add(const std::string& name, double value, const std::string& unit) {
   for (Entry& e : entries_) {

@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "cuckoo/audit/adapter.hpp"
-#include "cuckoo/audit/subjects.hpp"
+#include "cuckoo/subjects/filter.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/model/trace.hpp"
 
@@ -111,7 +111,7 @@ struct EngineFilterAdapter {
   std::uint64_t size() const { return filter.size(); }
   // The item a key is to the filter, so the model counts copies per item as it does.
   std::uint64_t identity(std::uint64_t k) const {
-    return cuckoo::audit::filter_identity(filter.placement(k));
+    return cuckoo::subjects::filter_identity(filter.placement(k));
   }
   std::uint64_t max_copies(std::uint64_t k) const { return filter.max_copies(k); }
 };

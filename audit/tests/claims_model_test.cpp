@@ -11,10 +11,10 @@
 
 #include "cuckoo/audit/audit.hpp"
 #include "cuckoo/audit/model_claims.hpp"
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/audit/shrink.hpp"
 #include "cuckoo/audit/trace_check.hpp"
-#include "cuckoo/audit/trace_gen.hpp"
+#include "cuckoo/subjects/trace_gen.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "cuckoo/model/multiset_model.hpp"
@@ -64,12 +64,12 @@ TEST(Shrink, StopsAtTheAttemptBound) {
 }
 
 TEST(TraceGen, IsDeterministicAndHonoursTheShape) {
-  cuckoo::audit::TraceShape shape;
+  cuckoo::subjects::TraceShape shape;
   shape.ops = 300;
   shape.key_range = 7;
   shape.key_base = 100;
-  const Trace a = cuckoo::audit::generate_trace("filter", {}, shape, 42);
-  const Trace b = cuckoo::audit::generate_trace("filter", {}, shape, 42);
+  const Trace a = cuckoo::subjects::generate_trace("filter", {}, shape, 42);
+  const Trace b = cuckoo::subjects::generate_trace("filter", {}, shape, 42);
   EXPECT_EQ(a, b);
   ASSERT_EQ(a.size(), 300U);
   for (const auto& e : a.entries) {
@@ -80,7 +80,7 @@ TEST(TraceGen, IsDeterministicAndHonoursTheShape) {
   }
   // Without insert values (filters take a key only) the ops are the same, values 0.
   shape.insert_values = false;
-  const Trace keys_only = cuckoo::audit::generate_trace("filter", {}, shape, 42);
+  const Trace keys_only = cuckoo::subjects::generate_trace("filter", {}, shape, 42);
   ASSERT_EQ(keys_only.size(), a.size());
   std::size_t inserts_with_values = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -114,7 +114,7 @@ class StashBlindFilter {
   bool erase(std::uint64_t k) { return f_.erase(k); }
   std::uint64_t size() const { return f_.size(); }
   std::uint64_t identity(std::uint64_t k) const {
-    return cuckoo::audit::filter_identity(f_.placement(k));
+    return cuckoo::subjects::filter_identity(f_.placement(k));
   }
 
  private:
@@ -122,7 +122,7 @@ class StashBlindFilter {
 };
 
 TraceOutcome check_stash_blind(const Trace& t) {
-  const cuckoo::CuckooFilterConfig config = cuckoo::audit::filter_config_from(t.parameters);
+  const cuckoo::CuckooFilterConfig config = cuckoo::subjects::filter_config_from(t.parameters);
   cuckoo::CuckooFilter filter(config);
   StashBlindFilter subject(filter);
   cuckoo::model::MultisetModel model;
@@ -145,10 +145,10 @@ TEST(TraceCheck, BrokenFilterFailsWithASmallReplayableCounterexample) {
     c.fingerprint_bits = 12;
     c.max_kicks = 1;
     c.seed = seed;
-    cuckoo::audit::TraceShape shape;
+    cuckoo::subjects::TraceShape shape;
     shape.ops = 200;
     shape.key_range = 32;
-    return cuckoo::audit::generate_trace("filter", cuckoo::audit::parameters_of(c), shape, seed);
+    return cuckoo::subjects::generate_trace("filter", cuckoo::subjects::parameters_of(c), shape, seed);
   };
   plan.check = check_stash_blind;
   const cuckoo::audit::ClaimResult r = cuckoo::audit::run_trace_check(plan, kMasterSeed, nullptr);
@@ -163,7 +163,7 @@ TEST(TraceCheck, BrokenFilterFailsWithASmallReplayableCounterexample) {
   EXPECT_EQ(shrunk.size(), cx.shrunk_ops);
   EXPECT_TRUE(check_stash_blind(shrunk).violation.has_value()) << cx.trace;
   // ... and passes against the real engine (replay.hpp reads the same header).
-  EXPECT_FALSE(cuckoo::audit::replay(shrunk).has_value()) << cx.trace;
+  EXPECT_FALSE(cuckoo::subjects::replay(shrunk).has_value()) << cx.trace;
 }
 
 // ---- the real tasks ------------------------------------------------------------------------

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "cuckoo/audit/audit.hpp"
-#include "cuckoo/audit/measure.hpp"
-#include "cuckoo/audit/stats.hpp"
+#include "cuckoo/audit/statistical_claims.hpp"
+#include "cuckoo/subjects/stats.hpp"
 
 namespace {
 
@@ -33,7 +33,7 @@ using cuckoo::audit::TaskList;
 using cuckoo::audit::TaskOutput;
 using cuckoo::audit::Verdict;
 namespace m = cuckoo::audit::measure;
-namespace stats = cuckoo::audit::stats;
+namespace stats = cuckoo::subjects::stats;
 
 constexpr std::uint64_t kMasterSeed = 20261121;
 

@@ -34,10 +34,10 @@
 
 #include "cuckoo/concurrent_filter.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
-#include "cuckoo/stress/driver.hpp"
-#include "cuckoo/stress/history.hpp"
-#include "cuckoo/stress/linearizability.hpp"
-#include "cuckoo/stress/run_and_check.hpp"
+#include "cuckoo/subjects/driver.hpp"
+#include "cuckoo/subjects/history.hpp"
+#include "cuckoo/subjects/linearizability.hpp"
+#include "cuckoo/subjects/run_and_check.hpp"
 #include "cuckoo/sync/htm.hpp"
 
 namespace {
@@ -51,13 +51,13 @@ using cuckoo::DefaultHasher;
 using cuckoo::StripedFilterOptions;
 using cuckoo::detail::StripedFilterPolicy;
 using cuckoo::detail::StripedWindow;
-using cuckoo::stress::CheckedHistory;
-using cuckoo::stress::CheckResult;
-using cuckoo::stress::DriverConfig;
-using cuckoo::stress::History;
-using cuckoo::stress::OpMix;
-using cuckoo::stress::RunResult;
-using cuckoo::stress::SplitMix64;
+using cuckoo::subjects::CheckedHistory;
+using cuckoo::subjects::CheckResult;
+using cuckoo::subjects::DriverConfig;
+using cuckoo::subjects::History;
+using cuckoo::subjects::OpMix;
+using cuckoo::subjects::RunResult;
+using cuckoo::subjects::SplitMix64;
 using cuckoo::sync::HtmPolicy;
 using cuckoo::sync::HtmStatus;
 using cuckoo::sync::ScriptEnd;
@@ -117,13 +117,13 @@ enum class Workload : std::uint8_t { kDuplicates, kPaths };
 HistoryShape history_shape(std::uint64_t seed, bool key_ownership, Workload workload) {
   SplitMix64 rng(seed);
   HistoryShape shape;
-  shape.driver = cuckoo::stress::short_history_config(seed, rng);
+  shape.driver = cuckoo::subjects::short_history_config(seed, rng);
   DriverConfig& d = shape.driver;
   d.key_ownership = key_ownership;
   d.erase_only_present = key_ownership;
   d.time_limit = std::chrono::milliseconds(60'000);
   CuckooFilterConfig& c = shape.filter;
-  cuckoo::stress::draw_filter_shape(c, rng);
+  cuckoo::subjects::draw_filter_shape(c, rng);
   if (workload == Workload::kDuplicates) {
     d.key_range = std::max<std::uint64_t>(d.threads, 4 + rng.below(5));
     d.mix = OpMix::multiset();  // insert 40, erase 25, contains 30, size 5
@@ -147,7 +147,7 @@ HistoryShape history_shape(std::uint64_t seed, bool key_ownership, Workload work
   // (measured: f = 8, 24 keys, two buckets; over 90% with 8 keys or f = 12), so a few
   // candidates do; kMaxSeedCandidates is the checked bound. CuckooFilter has the same
   // placement rule as both concurrent designs.
-  cuckoo::stress::choose_alias_free_seed<CuckooFilter>(c, d.key_range, rng, seed);
+  cuckoo::subjects::choose_alias_free_seed<CuckooFilter>(c, d.key_range, rng, seed);
   return shape;
 }
 
@@ -231,7 +231,7 @@ CheckResult run_one(std::uint64_t seed, bool key_ownership, Workload workload, c
                     Totals& totals, std::string* failure) {
   const HistoryShape shape = history_shape(seed, key_ownership, workload);
   const std::unique_ptr<Filter> filter = make(shape.filter);
-  const CheckedHistory h = cuckoo::stress::run_and_check_filter(
+  const CheckedHistory h = cuckoo::subjects::run_and_check_filter(
       *filter, shape.driver, /*erase_absent_may_succeed=*/!key_ownership);
   totals.add(h.check);
   totals.coverage.add(*filter);

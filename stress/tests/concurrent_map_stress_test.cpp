@@ -29,10 +29,10 @@
 #include <vector>
 
 #include "cuckoo/concurrent_map.hpp"
-#include "cuckoo/stress/driver.hpp"
-#include "cuckoo/stress/history.hpp"
-#include "cuckoo/stress/linearizability.hpp"
-#include "cuckoo/stress/run_and_check.hpp"
+#include "cuckoo/subjects/driver.hpp"
+#include "cuckoo/subjects/history.hpp"
+#include "cuckoo/subjects/linearizability.hpp"
+#include "cuckoo/subjects/run_and_check.hpp"
 #include "cuckoo/sync/htm.hpp"
 
 namespace {
@@ -41,12 +41,12 @@ using cuckoo::CoarseConcurrentMap;
 using cuckoo::CuckooMapConfig;
 using cuckoo::StripedConcurrentMap;
 using cuckoo::detail::StripedMapFault;
-using cuckoo::stress::CheckedHistory;
-using cuckoo::stress::CheckResult;
-using cuckoo::stress::History;
-using cuckoo::stress::OpMix;
-using cuckoo::stress::RunResult;
-using cuckoo::stress::Subject;
+using cuckoo::subjects::CheckedHistory;
+using cuckoo::subjects::CheckResult;
+using cuckoo::subjects::History;
+using cuckoo::subjects::OpMix;
+using cuckoo::subjects::RunResult;
+using cuckoo::subjects::Subject;
 using cuckoo::sync::HtmPolicy;
 using cuckoo::sync::HtmStatus;
 using cuckoo::sync::ScriptEnd;
@@ -76,7 +76,7 @@ using FaultyStripedMap =
 template <class Map>
 Subject subject_of(Map& map) {
   constexpr bool kYield = requires { map.lock_stats(); };
-  return cuckoo::stress::map_subject(map, [] {
+  return cuckoo::subjects::map_subject(map, [] {
     if constexpr (kYield) std::this_thread::yield();
   });
 }

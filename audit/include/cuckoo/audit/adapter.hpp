@@ -61,7 +61,7 @@
 //       hold the false positive count to the binomial bound at rate
 //       p = 1 - (1 - q)^(2b), q = (2^f + 2) / 4^f (one occupied slot's match
 //       probability for a filter that maps fingerprint 0 to 1; about 2b / 2^f), at
-//       confidence stats::kDefaultAlpha. Needs capacity (else 1000 items are assumed).
+//       confidence subjects::stats::kDefaultAlpha. Needs capacity (else 1000 items are assumed).
 //   C5  filters whose insert returns an InsertResult: one key inserted many times, up
 //       to max_copies (2b by default), erased one copy at a time.
 //   C6  filters and sets with a known capacity: inserts past capacity; a refused insert
@@ -95,9 +95,9 @@
 
 #include "cuckoo/audit/audit.hpp"
 #include "cuckoo/audit/report.hpp"
-#include "cuckoo/audit/stats.hpp"
+#include "cuckoo/subjects/stats.hpp"
 #include "cuckoo/audit/trace_check.hpp"
-#include "cuckoo/audit/trace_gen.hpp"
+#include "cuckoo/subjects/trace_gen.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "cuckoo/model/insert_result.hpp"
 #include "cuckoo/model/multiset_model.hpp"
@@ -294,7 +294,7 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
   ImplementationSubject subject(impl, traits);
   const std::uint64_t capacity = traits.capacity != 0 ? traits.capacity : kAssumedCapacity;
   const auto target = static_cast<std::uint64_t>(static_cast<double>(capacity) * kFprLoad);
-  TraceRng rng(seed);
+  subjects::TraceRng rng(seed);
   const std::uint64_t key_offset = rng.below(std::uint64_t{1} << 40);
   std::uint64_t stored = 0;
   for (std::uint64_t k = 0; k < target; ++k) {  // bound: target
@@ -306,7 +306,7 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
     positives += subject.contains(kQueryKeyBase + key_offset + i) ? 1 : 0;
   }
   const double p = cuckoo_filter_fpr_bound(traits.fingerprint_bits, traits.slots_per_bucket);
-  const std::uint64_t max_count = stats::binomial_max_count(queries, p);
+  const std::uint64_t max_count = subjects::stats::binomial_max_count(queries, p);
   Figure rate;
   rate.name = "false-positive rate";
   rate.value = static_cast<double>(positives) / static_cast<double>(queries);
@@ -406,8 +406,8 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   // answers, not about filling up (C6 fills).
   const std::uint64_t capacity = traits.capacity != 0 ? traits.capacity : kAssumedCapacity;
   const std::uint64_t roomy_keys = std::max<std::uint64_t>(4, std::min<std::uint64_t>(64, capacity / 4));
-  auto shape_with = [&](OpWeights weights, std::uint64_t key_range, std::size_t ops) {
-    TraceShape s;
+  auto shape_with = [&](subjects::OpWeights weights, std::uint64_t key_range, std::size_t ops) {
+    subjects::TraceShape s;
     s.ops = ops;
     s.key_range = key_range;
     s.weights = weights;
@@ -420,9 +420,9 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   // C1
   run_plan("C1", "every inserted, not erased key is found",
            [&](std::uint64_t seed, std::size_t) {
-             TraceRng rng(seed);
-             return generate_trace(traits.name, header,
-                                   shape_with(OpWeights{35, 15, 45, 5, 0, 0, 0, 0},
+             subjects::TraceRng rng(seed);
+             return subjects::generate_trace(traits.name, header,
+                                   shape_with(subjects::OpWeights{35, 15, 45, 5, 0, 0, 0, 0},
                                               2 + rng.below(roomy_keys), 100 + rng.below(201)),
                                    rng.next());
            });
@@ -449,9 +449,9 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   } else {
     run_plan("C5", "duplicate inserts up to the copy limit, erase of one copy, sizes",
              [&](std::uint64_t seed, std::size_t) {
-               TraceRng rng(seed);
-               return generate_trace(traits.name, header,
-                                     shape_with(OpWeights{50, 25, 15, 10, 0, 0, 0, 0},
+               subjects::TraceRng rng(seed);
+               return subjects::generate_trace(traits.name, header,
+                                     shape_with(subjects::OpWeights{50, 25, 15, 10, 0, 0, 0, 0},
                                                 1 + rng.below(4), 100 + rng.below(101)),
                                      rng.next());
              });
@@ -462,13 +462,13 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   } else {
     run_plan("C6", "inserts past capacity, then every stored key",
              [&](std::uint64_t seed, std::size_t) {
-               TraceRng rng(seed);
+               subjects::TraceRng rng(seed);
                const std::uint64_t keys = traits.capacity + 1 + rng.below(traits.capacity + 1);
                const auto ops = static_cast<std::size_t>(
-                   std::min<std::uint64_t>(kMaxGeneratedOps, 3 * keys + 50));
-               TraceShape s = shape_with(OpWeights{70, 0, 25, 5, 0, 0, 0, 0}, keys, ops);
+                   std::min<std::uint64_t>(subjects::kMaxGeneratedOps, 3 * keys + 50));
+               subjects::TraceShape s = shape_with(subjects::OpWeights{70, 0, 25, 5, 0, 0, 0, 0}, keys, ops);
                s.weights.clear = 0;
-               return generate_trace(traits.name, header, s, rng.next());
+               return subjects::generate_trace(traits.name, header, s, rng.next());
              });
   }
   // C7
@@ -477,9 +477,9 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   } else {
     run_plan("C7", "every answer equals the set model's, absent keys included",
              [&](std::uint64_t seed, std::size_t) {
-               TraceRng rng(seed);
-               return generate_trace(traits.name, header,
-                                     shape_with(OpWeights{35, 25, 35, 5, 0, 0, 0, 0},
+               subjects::TraceRng rng(seed);
+               return subjects::generate_trace(traits.name, header,
+                                     shape_with(subjects::OpWeights{35, 25, 35, 5, 0, 0, 0, 0},
                                                 2 + rng.below(roomy_keys * 2), 100 + rng.below(201)),
                                      rng.next());
              });

@@ -60,7 +60,7 @@ struct TraceCheckPlan {
   std::string configuration;  // "f=12 b=4 capacity=8..64"
   std::string checked;        // what a trace checks, for the summary: "no false negatives"
   std::size_t traces = 0;
-  // The trace number `index`, generated from `seed` (trace_seed(task seed, index)).
+  // The trace number `index`, generated from `seed` (subjects::trace_seed(task seed, index)).
   std::function<model::Trace(std::uint64_t seed, std::size_t index)> generate;
   // Checks a trace against a fresh subject built from its header. May throw only for a
   // header it cannot build (a bug of the plan: the task fails with the message).

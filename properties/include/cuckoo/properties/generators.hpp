@@ -12,7 +12,7 @@
 //
 // Why commands only record. Each command (RecordOp) appends its Op to the Trace in the
 // TraceRecorder (the "system under test" of rc::state); the property then runs the
-// model layer's lock-step checker (model::check, the same path as audit::replay) on the
+// model layer's lock-step checker (model::check, the same path as subjects::replay) on the
 // whole trace against a fresh engine built from the header. The checker is the oracle,
 // not re-implemented here, and sees the whole trace (serialize_roundtrip compares the
 // answers for every key the trace mentions). Shrinking works on the command sequence:
@@ -42,7 +42,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/model/map_model.hpp"
 #include "cuckoo/model/multiset_model.hpp"
 #include "cuckoo/model/op.hpp"
@@ -115,7 +115,7 @@ inline rc::Gen<TraceHeader> filter_header(unsigned fingerprint_bits, unsigned sl
         c.slots_per_bucket = slots_per_bucket;
         c.max_kicks = kicks;
         c.seed = seed;
-        return TraceHeader{"filter", audit::parameters_of(c)};
+        return TraceHeader{"filter", subjects::parameters_of(c)};
       },
       capacity, kick_bound(), engine_seed()));
 }
@@ -136,7 +136,7 @@ inline rc::Gen<TraceHeader> cuckoo_map_header(unsigned slots_per_bucket, bool ca
         if (capped) c.max_capacity = rounded + extra;
         c.max_path_length = path;
         c.seed = seed;
-        return TraceHeader{"map", audit::parameters_of(c, slots_per_bucket)};
+        return TraceHeader{"map", subjects::parameters_of(c, slots_per_bucket)};
       },
       rc::gen::weightedOneOf<std::size_t>({{3, rc::gen::inRange<std::size_t>(1, 5)},
                                            {2, rc::gen::inRange<std::size_t>(5, 9)},
@@ -158,7 +158,7 @@ inline rc::Gen<TraceHeader> classic_header(OnInsertFailure policy, bool capped) 
         c.max_rehashes = rehashes;
         if (capped) c.max_capacity = capacity + 1 + extra;
         c.seed = seed;
-        return TraceHeader{"classic", audit::parameters_of(c)};
+        return TraceHeader{"classic", subjects::parameters_of(c)};
       },
       rc::gen::inRange<std::size_t>(2, 33), kick_bound(),
       rc::gen::weightedElement<unsigned>({{2, 0u}, {2, 1u}, {2, 3u}, {1, 8u}}),
@@ -176,7 +176,7 @@ inline rc::Gen<TraceHeader> smart_header(bool exact_kicks) {
         c.max_kicks = kicks;
         c.stash_capacity = stash;
         c.seed = seed;
-        return TraceHeader{"smart", audit::parameters_of(c)};
+        return TraceHeader{"smart", subjects::parameters_of(c)};
       },
       rc::gen::inRange<std::size_t>(2, 33),
       exact_kicks ? rc::gen::just(500u) : kick_bound(),

@@ -47,7 +47,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/model/trace.hpp"
 #include "cuckoo/model/violation.hpp"
 
@@ -147,10 +147,10 @@ inline model::Trace load_trace(const std::filesystem::path& path) {
   return model::parse_trace(read_text_file(path));
 }
 
-// Replays a trace file against the engine its header names (audit::replay): the first
+// Replays a trace file against the engine its header names (subjects::replay): the first
 // violation, or nothing.
 inline std::optional<model::Violation> replay_file(const std::filesystem::path& path) {
-  return audit::replay(load_trace(path));
+  return subjects::replay(load_trace(path));
 }
 
 // The regression traces: every *.trace in properties/regressions/, sorted by name.

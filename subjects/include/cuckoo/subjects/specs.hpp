@@ -20,9 +20,9 @@
 #include <string_view>
 #include <variant>
 
-#include "cuckoo/stress/history.hpp"
+#include "cuckoo/subjects/history.hpp"
 
-namespace cuckoo::stress {
+namespace cuckoo::subjects {
 
 // How an operation, given its result, changes the number of stored items. Used by the
 // size() bound check, which counts the operations that must or may have taken effect.
@@ -356,4 +356,4 @@ class MapSpec {
 static_assert(KeySpec<MultisetSpec>);
 static_assert(KeySpec<MapSpec>);
 
-}  // namespace cuckoo::stress
+}  // namespace cuckoo::subjects

@@ -62,7 +62,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace cuckoo::audit::stats {
+namespace cuckoo::subjects::stats {
 
 // The confidence every statistical assertion of the suite uses (see above).
 inline constexpr double kDefaultAlpha = 1e-9;
@@ -325,4 +325,4 @@ inline RateInterval clopper_pearson(std::uint64_t n, std::uint64_t count, double
   return out;
 }
 
-}  // namespace cuckoo::audit::stats
+}  // namespace cuckoo::subjects::stats

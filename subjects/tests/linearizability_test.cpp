@@ -2,7 +2,7 @@
 // reordering, not linearizable), its relaxations, the size() bound check, the work bound,
 // and cross-checks of the partitioned search against the whole-history search and a
 // brute-force enumeration on random small histories.
-#include "cuckoo/stress/linearizability.hpp"
+#include "cuckoo/subjects/linearizability.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "cuckoo/stress/driver.hpp"  // SplitMix64
-#include "cuckoo/stress/history.hpp"
-#include "cuckoo/stress/specs.hpp"
+#include "cuckoo/subjects/driver.hpp"  // SplitMix64
+#include "cuckoo/subjects/history.hpp"
+#include "cuckoo/subjects/specs.hpp"
 
-namespace cuckoo::stress {
+namespace cuckoo::subjects {
 namespace {
 
 constexpr std::uint64_t kCrossCheckSeed = 0x5eed'c0ffeeULL;
@@ -658,4 +658,4 @@ TEST(LinearizabilityCrossCheck, WholeHistorySearchWithSizeAgreesWithBruteForce) 
 }
 
 }  // namespace
-}  // namespace cuckoo::stress
+}  // namespace cuckoo::subjects

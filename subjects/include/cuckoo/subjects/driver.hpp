@@ -45,9 +45,9 @@
 #include <thread>
 #include <vector>
 
-#include "cuckoo/stress/history.hpp"
+#include "cuckoo/subjects/history.hpp"
 
-namespace cuckoo::stress {
+namespace cuckoo::subjects {
 
 // The subject under test, as callables. Leave empty the operations the subject does not
 // have; the mix must then give them weight 0. The callables are invoked concurrently from
@@ -552,4 +552,4 @@ inline RunResult run_stress(const Subject& subject, const DriverConfig& config) 
   return result;
 }
 
-}  // namespace cuckoo::stress
+}  // namespace cuckoo::subjects

@@ -3,12 +3,12 @@
 
 #include <string>
 
-#include "cuckoo/audit/replay.hpp"
+#include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/model/trace.hpp"
 
 namespace {
 
-using cuckoo::audit::replay;
+using cuckoo::subjects::replay;
 using cuckoo::model::parse_trace;
 
 std::optional<cuckoo::model::Violation> replay_text(const std::string& text) {
@@ -102,7 +102,7 @@ TEST(Replay, ParametersRoundTripThroughTheHeader) {
   classic.capacity = 12;
   classic.seed = 9;
   classic.on_failure = cuckoo::OnInsertFailure::kGrow;
-  const auto back = cuckoo::audit::classic_config_from(cuckoo::audit::parameters_of(classic));
+  const auto back = cuckoo::subjects::classic_config_from(cuckoo::subjects::parameters_of(classic));
   EXPECT_EQ(back.capacity, 12U);
   EXPECT_EQ(back.seed, 9U);
   EXPECT_EQ(back.on_failure, cuckoo::OnInsertFailure::kGrow);
@@ -112,7 +112,7 @@ TEST(Replay, ParametersRoundTripThroughTheHeader) {
   filter.fingerprint_bits = 5;
   filter.slots_per_bucket = 8;
   filter.seed = 3;
-  const auto f = cuckoo::audit::filter_config_from(cuckoo::audit::parameters_of(filter));
+  const auto f = cuckoo::subjects::filter_config_from(cuckoo::subjects::parameters_of(filter));
   EXPECT_EQ(f.fingerprint_bits, 5U);
   EXPECT_EQ(f.slots_per_bucket, 8U);
   EXPECT_EQ(f.capacity, 100U);

@@ -1,6 +1,6 @@
 // History recording and the text form: round trip, parse errors, and the recorder's
 // stamps under concurrency.
-#include "cuckoo/stress/history.hpp"
+#include "cuckoo/subjects/history.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace cuckoo::stress {
+namespace cuckoo::subjects {
 namespace {
 
 Operation make_op(std::uint32_t thread, std::uint64_t invoke, std::uint64_t response, OpKind kind,
@@ -179,4 +179,4 @@ TEST(HistoryRecorder, RecordsArgumentsAndResultsOfEachKind) {
 }
 
 }  // namespace
-}  // namespace cuckoo::stress
+}  // namespace cuckoo::subjects

@@ -28,7 +28,7 @@
 #include "cuckoo/model/op.hpp"
 #include "cuckoo/model/trace.hpp"
 
-namespace cuckoo::audit {
+namespace cuckoo::subjects {
 
 // splitmix64 (Steele, Lea, Flood): small, fast, reproducible from one word.
 class TraceRng {
@@ -161,4 +161,4 @@ inline model::Trace generate_trace(std::string engine, model::TraceParameters pa
   return trace;
 }
 
-}  // namespace cuckoo::audit
+}  // namespace cuckoo::subjects

@@ -10,7 +10,7 @@
 // from the seed). The interleaving is the scheduler's, so a rare failure may need a few
 // reruns; the failure message also holds the failing sub-history in text form, which
 // parse_history reads back for a deterministic re-check.
-#include "cuckoo/stress/driver.hpp"
+#include "cuckoo/subjects/driver.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,10 +31,10 @@
 #include <thread>
 #include <vector>
 
-#include "cuckoo/stress/history.hpp"
-#include "cuckoo/stress/linearizability.hpp"
+#include "cuckoo/subjects/history.hpp"
+#include "cuckoo/subjects/linearizability.hpp"
 
-namespace cuckoo::stress {
+namespace cuckoo::subjects {
 namespace {
 
 constexpr std::uint64_t kMultisetSeed = 0x3b1a'0000ULL;
@@ -617,4 +617,4 @@ TEST(StressDriverDeathTest, WatchdogReportsDeadlockWithSeedAndAborts) {
 }
 
 }  // namespace
-}  // namespace cuckoo::stress
+}  // namespace cuckoo::subjects

@@ -73,10 +73,10 @@
 #include <variant>
 #include <vector>
 
-#include "cuckoo/stress/history.hpp"
-#include "cuckoo/stress/specs.hpp"
+#include "cuckoo/subjects/history.hpp"
+#include "cuckoo/subjects/specs.hpp"
 
-namespace cuckoo::stress {
+namespace cuckoo::subjects {
 
 // Default bound on the search steps of one partition. A key's sub-history recorded from a
 // handful of threads needs about one step per operation (so partitions of up to about a
@@ -658,4 +658,4 @@ inline CheckResult check_map(const History& history, const CheckOptions& options
   return check_linearizability(history, MapSpec{}, options);
 }
 
-}  // namespace cuckoo::stress
+}  // namespace cuckoo::subjects

@@ -46,7 +46,7 @@
 #include <variant>
 #include <vector>
 
-namespace cuckoo::stress {
+namespace cuckoo::subjects {
 
 // The operations a subject may offer. Filters and multisets use insert, erase, contains
 // and size; exact maps add find and insert_or_assign, and the concurrent maps' atomic
@@ -498,4 +498,4 @@ class HistoryRecorder {
   std::vector<Slot> slots_;
 };
 
-}  // namespace cuckoo::stress
+}  // namespace cuckoo::subjects

@@ -21,12 +21,12 @@
 #include <utility>
 #include <vector>
 
-#include "cuckoo/stress/driver.hpp"
-#include "cuckoo/stress/history.hpp"
-#include "cuckoo/stress/linearizability.hpp"
-#include "cuckoo/stress/specs.hpp"
+#include "cuckoo/subjects/driver.hpp"
+#include "cuckoo/subjects/history.hpp"
+#include "cuckoo/subjects/linearizability.hpp"
+#include "cuckoo/subjects/specs.hpp"
 
-namespace cuckoo::stress {
+namespace cuckoo::subjects {
 
 // An engine's insert answer (cuckoo::InsertResult) in the harness's vocabulary.
 template <class Result>
@@ -254,4 +254,4 @@ inline CheckedHistory run_and_check_map(const Subject& subject, const DriverConf
   return h;
 }
 
-}  // namespace cuckoo::stress
+}  // namespace cuckoo::subjects
