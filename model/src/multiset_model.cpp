@@ -16,12 +16,14 @@ std::uint64_t MultisetModel::identity_of(std::uint64_t key) const {
 }
 
 InsertResult MultisetModel::insert(std::uint64_t key, std::uint64_t max_copies) {
-  if (identity_count(key) >= max_copies) return InsertResult::kDuplicateLimit;
-  items_.insert(key);
-  return InsertResult::kInserted;
+  const key::MultisetInsert step = key::multiset_insert(identity_count(key), max_copies);
+  if (step.result == InsertResult::kInserted) items_.insert(key);
+  return step.result;
 }
 
-bool MultisetModel::contains(std::uint64_t key) const { return identity_count(key) > 0; }
+bool MultisetModel::contains(std::uint64_t key) const {
+  return key::multiset_must_contain(identity_count(key));
+}
 
 std::size_t MultisetModel::count(std::uint64_t key) const { return items_.count(key); }
 
@@ -36,6 +38,8 @@ std::size_t MultisetModel::identity_count(std::uint64_t key) const {
 }
 
 bool MultisetModel::erase(std::uint64_t key) {
+  // Which copy goes (below) is the model's choice; whether one goes is key::multiset_erase.
+  if (!key::multiset_erase(identity_count(key)).erased) return false;
   auto victim = items_.find(key);
   if (victim == items_.end() && identity_) {
     // The filter cannot tell aliasing keys apart; take the smallest, to be deterministic.

@@ -222,7 +222,8 @@ class FilterChecker : private CheckerBase {
       if (limit != MultisetModel::kNoCopyLimit) {
         why = " (" + copies_text(key, copies) + ", the limit is " + std::to_string(limit) + ")";
       }
-      if (copies >= limit) refusal = InsertResult::kDuplicateLimit;
+      const key::MultisetInsert expected = key::multiset_insert(copies, limit);
+      if (expected.result != InsertResult::kInserted) refusal = expected.result;
     } else {
       why = " (" + copies_text(key, copies) + "; the subject stores no duplicates)";
       if (copies > 0) refusal = InsertResult::kExists;

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "cuckoo/model/insert_result.hpp"
+#include "cuckoo/model/key_semantics.hpp"
 
 namespace cuckoo::model {
 

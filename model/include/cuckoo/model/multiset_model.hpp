@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "cuckoo/model/insert_result.hpp"
+#include "cuckoo/model/key_semantics.hpp"
 
 namespace cuckoo::model {
 
@@ -40,7 +41,7 @@ class MultisetModel {
   using Identity = std::function<std::uint64_t(std::uint64_t key)>;
 
   // max_copies value meaning "no duplicate limit".
-  static constexpr std::uint64_t kNoCopyLimit = std::numeric_limits<std::uint64_t>::max();
+  static constexpr std::uint64_t kNoCopyLimit = key::kNoCopyLimit;
 
   // Exact semantics: every key is its own identity.
   MultisetModel() = default;

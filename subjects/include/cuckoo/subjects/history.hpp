@@ -46,6 +46,8 @@
 #include <variant>
 #include <vector>
 
+#include "cuckoo/model/insert_result.hpp"
+
 namespace cuckoo::subjects {
 
 // The operations a subject may offer. Filters and multisets use insert, erase, contains
@@ -91,31 +93,10 @@ constexpr std::string_view to_string(OpKind kind) noexcept {
   return "unknown";
 }
 
-// Outcome of insert and insert_or_assign. Same names and order as cuckoo::InsertResult
-// (engine/include/cuckoo/status.hpp), which this header does not include: the stress
-// harness depends on the standard library only, and an adapter maps one onto the other.
-enum class InsertOutcome : std::uint8_t {
-  kInserted,        // a new copy (multiset) or a new key (map) is now stored
-  kUpdated,         // map insert_or_assign: the key existed and its value was replaced
-  kExists,          // map insert: the key existed; nothing changed
-  kFull,            // no room; nothing changed
-  kDuplicateLimit,  // filter: the maximum number of copies is stored; nothing changed
-};
-
-inline constexpr InsertOutcome kAllInsertOutcomes[] = {
-    InsertOutcome::kInserted, InsertOutcome::kUpdated, InsertOutcome::kExists, InsertOutcome::kFull,
-    InsertOutcome::kDuplicateLimit};
-
-constexpr std::string_view to_string(InsertOutcome outcome) noexcept {
-  switch (outcome) {
-    case InsertOutcome::kInserted: return "inserted";
-    case InsertOutcome::kUpdated: return "updated";
-    case InsertOutcome::kExists: return "exists";
-    case InsertOutcome::kFull: return "full";
-    case InsertOutcome::kDuplicateLimit: return "duplicate_limit";
-  }
-  return "unknown";
-}
+// Outcome of insert-like operations: the model layer's InsertResult (same names, same
+// to_string, found by ADL).
+using InsertOutcome = model::InsertResult;
+inline constexpr const auto& kAllInsertOutcomes = model::kAllInsertResults;
 
 // Result of size(): its own type so that it cannot be confused with a found value.
 struct SizeResult {

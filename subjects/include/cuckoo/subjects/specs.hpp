@@ -10,6 +10,12 @@
 //
 // Every specification is deterministic: the operation together with its result decides
 // the next state. That is what lets the checker memoize (linearized set, state) pairs.
+//
+// What an operation returns and leaves behind is not written here: it is the model
+// layer's one definition (cuckoo/model/key_semantics.hpp, which MultisetModel, MapModel
+// and the lock-step checker use too), and so are the relaxations (false positives, kFull
+// where something would be stored, an unknown copy limit). This header only compares a
+// recorded result with that definition and words the verdict.
 #pragma once
 
 #include <concepts>
@@ -20,6 +26,7 @@
 #include <string_view>
 #include <variant>
 
+#include "cuckoo/model/key_semantics.hpp"
 #include "cuckoo/subjects/history.hpp"
 
 namespace cuckoo::subjects {
@@ -144,51 +151,46 @@ class MultisetSpec {
   }
 
   std::optional<State> apply(const State& count, const Operation& op, std::string* why) const {
+    namespace key = model::key;
     switch (op.kind) {
       case OpKind::kInsert: {
         const InsertOutcome outcome = std::get<InsertOutcome>(op.result);
-        switch (outcome) {
-          case InsertOutcome::kInserted:
-            if (options_.max_copies && count >= *options_.max_copies) {
-              return detail::illegal<State>(
-                  why, "insert returned inserted but the key already has " + std::to_string(count) +
-                           " copies, the most allowed (max_copies)");
-            }
-            return count + 1;
-          case InsertOutcome::kFull: return count;
-          case InsertOutcome::kDuplicateLimit:
-            if (options_.max_copies && count < *options_.max_copies) {
-              return detail::illegal<State>(
-                  why, "insert returned duplicate_limit but the key has only " +
-                           std::to_string(count) + " of " + std::to_string(*options_.max_copies) +
-                           " allowed copies");
-            }
-            return count;
-          case InsertOutcome::kExists:
-          case InsertOutcome::kUpdated:
-            return detail::illegal<State>(
-                why, "a multiset insert never returns " + std::string(to_string(outcome)));
+        const key::MultisetInsert expected =
+            key::multiset_insert(count, options_.max_copies.value_or(key::kNoCopyLimit));
+        if (outcome == expected.result) return expected.copies;
+        if (outcome == InsertOutcome::kFull && key::full_allowed_instead_of(expected.result)) {
+          return count;
         }
-        return detail::illegal<State>(why, "unknown insert outcome");
+        if (outcome == InsertOutcome::kDuplicateLimit &&
+            key::duplicate_limit_allowed(count, options_.max_copies)) {
+          return count;
+        }
+        return detail::illegal<State>(
+            why, "insert returned " + std::string(to_string(outcome)) + " but the key has " +
+                     std::to_string(count) + " copies" + limit_text() + " (expected " +
+                     std::string(to_string(expected.result)) + ")");
       }
-      case OpKind::kErase:
-        if (std::get<bool>(op.result)) {
-          if (count > 0) return count - 1;
-          if (options_.erase_absent_may_succeed) return count;
-          return detail::illegal<State>(why, "erase returned true but the key is absent");
-        }
-        if (count == 0) return count;
+      case OpKind::kErase: {
+        const bool erased = std::get<bool>(op.result);
+        const key::Erased expected = key::multiset_erase(count);
+        if (erased == expected.erased) return expected.copies;
+        if (erased && options_.erase_absent_may_succeed) return count;  // aliasing
         return detail::illegal<State>(
-            why, "erase returned false but the key has " + std::to_string(count) + " copies");
-      case OpKind::kContains:
-        if (std::get<bool>(op.result)) {
-          if (count > 0 || options_.contains_may_be_false_positive) return count;
-          return detail::illegal<State>(why, "contains returned true but the key is absent");
+            why, erased ? std::string("erase returned true but the key is absent")
+                        : "erase returned false but the key has " + std::to_string(count) +
+                              " copies");
+      }
+      case OpKind::kContains: {
+        const bool answer = std::get<bool>(op.result);
+        const bool must = key::multiset_must_contain(count);
+        if (key::contains_answer_allowed(must, answer, options_.contains_may_be_false_positive)) {
+          return count;
         }
-        if (count == 0) return count;
         return detail::illegal<State>(
-            why, "contains returned false (a false negative) but the key has " +
-                     std::to_string(count) + " copies");
+            why, answer ? std::string("contains returned true but the key is absent")
+                        : "contains returned false (a false negative) but the key has " +
+                              std::to_string(count) + " copies");
+      }
       case OpKind::kFind:
       case OpKind::kInsertOrAssign:
       case OpKind::kSize:
@@ -217,6 +219,11 @@ class MultisetSpec {
   std::size_t hash(const State& count) const noexcept { return detail::mix_hash(count); }
 
  private:
+  std::string limit_text() const {
+    return options_.max_copies ? ", the limit is " + std::to_string(*options_.max_copies)
+                               : std::string(", the limit unknown");
+  }
+
   Options options_;
 };
 
@@ -251,76 +258,29 @@ class MapSpec {
   }
 
   std::optional<State> apply(const State& value, const Operation& op, std::string* why) const {
+    namespace key = model::key;
     switch (op.kind) {
-      case OpKind::kInsert:
+      case OpKind::kInsert: return judge_write(value, op, key::map_insert(value, op.value), why);
       case OpKind::kInsertOrAssign:
+        return judge_write(value, op, key::map_insert_or_assign(value, op.value), why);
       case OpKind::kUpsertAdd:
-      case OpKind::kUpraseDec: {
-        // One rule for absent keys (inserted with the op's value, or full), one per kind
-        // for present ones: insert keeps (exists), insert_or_assign replaces, upsert_add
-        // adds, uprase_dec decrements and erases at 0 (updated).
-        const InsertOutcome outcome = std::get<InsertOutcome>(op.result);
-        const std::string name(to_string(op.kind));
-        switch (outcome) {
-          case InsertOutcome::kInserted:
-            if (!value) return State{op.value};
-            return detail::illegal<State>(why, name + " returned inserted but the key holds " +
-                                                   std::to_string(*value));
-          case InsertOutcome::kExists:
-            if (op.kind != OpKind::kInsert) break;
-            if (value) return value;
-            return detail::illegal<State>(why, "insert returned exists but the key is absent");
-          case InsertOutcome::kUpdated:
-            if (op.kind == OpKind::kInsert) break;
-            if (!value) {
-              return detail::illegal<State>(why, name + " returned updated but the key is absent");
-            }
-            if (op.kind == OpKind::kInsertOrAssign) return State{op.value};
-            if (op.kind == OpKind::kUpsertAdd) return State{*value + op.value};
-            if (*value - 1 == 0) return State{};  // uprase_dec erases at 0
-            return State{*value - 1};
-          case InsertOutcome::kFull:
-            if (!value) return value;
-            return detail::illegal<State>(why, name + " returned full but the key is present (holds " +
-                                                   std::to_string(*value) + ")");
-          case InsertOutcome::kDuplicateLimit: break;
-        }
-        return detail::illegal<State>(why, name + " never returns " +
-                                               std::string(to_string(outcome)) + " on a map");
+        return judge_write(value, op, key::map_upsert_add(value, op.value), why);
+      case OpKind::kUpraseDec:
+        return judge_write(value, op, key::map_uprase_dec(value, op.value), why);
+      case OpKind::kErase: return judge_bool(value, op, key::map_erase(value), why);
+      case OpKind::kUpdateAdd: return judge_bool(value, op, key::map_update_add(value, op.value), why);
+      case OpKind::kEraseIfOdd: return judge_bool(value, op, key::map_erase_if_odd(value), why);
+      case OpKind::kContains: {
+        const key::MapErase expected{key::map_contains(value), value};
+        return judge_bool(value, op, expected, why);
       }
-      case OpKind::kErase:
-        if (std::get<bool>(op.result) == value.has_value()) return State{};
-        return detail::illegal<State>(
-            why, value ? "erase returned false but the key holds " + std::to_string(*value)
-                       : std::string("erase returned true but the key is absent"));
-      case OpKind::kContains:
-        if (std::get<bool>(op.result) == value.has_value()) return value;
-        return detail::illegal<State>(
-            why, value ? "contains returned false but the key holds " + std::to_string(*value)
-                       : std::string("contains returned true but the key is absent"));
       case OpKind::kFind: {
         const auto& found = std::get<std::optional<std::uint64_t>>(op.result);
-        if (found == value) return value;
+        if (found == key::map_find(value)) return value;
         return detail::illegal<State>(
             why, "find returned " + (found ? std::to_string(*found) : std::string("none")) +
-                     " but the key " +
-                     (value ? "holds " + std::to_string(*value) : std::string("is absent")));
+                     " but the key " + describe(value));
       }
-      case OpKind::kUpdateAdd:
-        if (std::get<bool>(op.result) != value.has_value()) {
-          return detail::illegal<State>(
-              why, value ? "update_add returned false but the key holds " + std::to_string(*value)
-                         : std::string("update_add returned true but the key is absent"));
-        }
-        return value ? State{*value + op.value} : value;
-      case OpKind::kEraseIfOdd:
-        if (std::get<bool>(op.result) != value.has_value()) {
-          return detail::illegal<State>(
-              why, value ? "erase_if_odd returned false but the key holds " + std::to_string(*value)
-                         : std::string("erase_if_odd returned true but the key is absent"));
-        }
-        if (value && *value % 2 == 1) return State{};
-        return value;
       case OpKind::kSize: break;
     }
     return detail::illegal<State>(why, "size is not a per-key map operation");
@@ -350,6 +310,32 @@ class MapSpec {
 
   std::size_t hash(const State& value) const noexcept {
     return value ? detail::mix_hash(*value) : std::size_t{0x5bd1e995};
+  }
+
+ private:
+  // An insert-like operation: legal iff it returned the sequential answer (then the
+  // state it leaves), or kFull where that answer would have stored the key (unchanged).
+  std::optional<State> judge_write(const State& value, const Operation& op,
+                                   const model::key::MapWrite& expected, std::string* why) const {
+    const InsertOutcome outcome = std::get<InsertOutcome>(op.result);
+    if (outcome == expected.result) return expected.value;
+    if (outcome == InsertOutcome::kFull && model::key::full_allowed_instead_of(expected.result)) {
+      return value;
+    }
+    return detail::illegal<State>(why, std::string(to_string(op.kind)) + " returned " +
+                                           std::string(to_string(outcome)) + " but the key " +
+                                           describe(value) + " (expected " +
+                                           std::string(to_string(expected.result)) + ")");
+  }
+
+  // An operation that returns whether the key was there: legal iff it matches.
+  std::optional<State> judge_bool(const State& value, const Operation& op,
+                                  const model::key::MapErase& expected, std::string* why) const {
+    const bool answer = std::get<bool>(op.result);
+    if (answer == expected.result) return expected.value;
+    return detail::illegal<State>(why, std::string(to_string(op.kind)) + " returned " +
+                                           (answer ? "true" : "false") + " but the key " +
+                                           describe(value));
   }
 };
 
