@@ -146,9 +146,9 @@ struct StripedMapStats {
 
 namespace detail {
 
-// Test-only faults: a StripedMap with one of these has a genuine concurrency bug, so
-// that the stress tests can show that their checker catches it. Production code uses
-// kNone (StripedConcurrentMap).
+// Test-only faults: a StripedMapWithFault with one of these has a genuine concurrency
+// bug, so that the stress tests can show that their checker catches it. Production code
+// uses kNone (StripedMap below, and the public StripedConcurrentMap).
 enum class StripedMapFault : std::uint8_t {
   kNone,
   // The path insert's last critical section holds only the stripes of the two buckets
@@ -175,9 +175,9 @@ constexpr MapBucketPair unpack_buckets(std::uint64_t word) noexcept {
 }
 
 template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual,
-          StripedMapFault Fault = StripedMapFault::kNone>
+          StripedMapFault Fault>
   requires HasherFor<Hasher, K>
-class StripedMap {
+class StripedMapWithFault {
   static_assert(SlotsPerBucket == 1 || SlotsPerBucket == 2 || SlotsPerBucket == 4 ||
                     SlotsPerBucket == 8,
                 "SlotsPerBucket must be 1, 2, 4 or 8");
@@ -219,7 +219,7 @@ class StripedMap {
   // Throws ConfigError naming the field if config is invalid (the rules of
   // CuckooMapConfig, with kMaxCapacity above), before allocating anything;
   // std::bad_alloc if the first table cannot be allocated.
-  explicit StripedMap(const CuckooMapConfig& config = {}, Hasher hash_fn = {},
+  explicit StripedMapWithFault(const CuckooMapConfig& config = {}, Hasher hash_fn = {},
                       KeyEqual equal_fn = {})
       : config_(validated(config)),
         seed_(*config_.seed),
@@ -230,10 +230,10 @@ class StripedMap {
     table_.store(tables_.back().get(), std::memory_order_release);
   }
 
-  StripedMap(const StripedMap&) = delete;
-  StripedMap& operator=(const StripedMap&) = delete;
+  StripedMapWithFault(const StripedMapWithFault&) = delete;
+  StripedMapWithFault& operator=(const StripedMapWithFault&) = delete;
   // REQUIRES: no other thread uses the map.
-  ~StripedMap() = default;
+  ~StripedMapWithFault() = default;
 
   // ---- Operations (contracts: cuckoo/concurrent_map.hpp) ------------------------------
 
@@ -1080,6 +1080,11 @@ class StripedMap {
   [[no_unique_address]] Hasher hasher_;
   [[no_unique_address]] KeyEqual key_eq_;
 };
+
+// The production map (no fault): what StripedConcurrentMap names.
+template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual>
+using StripedMap =
+    StripedMapWithFault<K, V, SlotsPerBucket, Hasher, KeyEqual, StripedMapFault::kNone>;
 
 }  // namespace detail
 }  // namespace cuckoo
