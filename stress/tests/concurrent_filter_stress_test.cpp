@@ -42,13 +42,13 @@
 
 namespace {
 
-using cuckoo::BasicStripedConcurrentFilter;
 using cuckoo::CoarseConcurrentFilter;
 using cuckoo::ConcurrentFilterDesign;
 using cuckoo::CuckooFilter;
 using cuckoo::CuckooFilterConfig;
 using cuckoo::DefaultHasher;
 using cuckoo::StripedFilterOptions;
+using cuckoo::detail::BasicStripedConcurrentFilter;
 using cuckoo::detail::StripedFilterPolicy;
 using cuckoo::detail::StripedWindow;
 using cuckoo::subjects::CheckedHistory;

@@ -61,7 +61,8 @@ constexpr int kBrokenHistoryLimit = 2000;
 
 template <unsigned B, StripedMapFault Fault>
 using FaultyStripedMap =
-    cuckoo::detail::StripedMap<U64, U64, B, cuckoo::DefaultHasher, std::equal_to<U64>, Fault>;
+    cuckoo::detail::StripedMapWithFault<U64, U64, B, cuckoo::DefaultHasher, std::equal_to<U64>,
+                                        Fault>;
 
 // ---- Helpers --------------------------------------------------------------------------
 

@@ -338,11 +338,10 @@ inline std::pair<CuckooFilterShape, std::size_t> validate_striped_filter(
   return {shape, stripes};
 }
 
-}  // namespace detail
-
-// Policy: detail::StripedFilterPolicy; other policies exist only for the verification
-// suite's broken variants.
-template <class Hasher = DefaultHasher, class Policy = detail::StripedFilterPolicy>
+// The striped design with its lock and validation policy as a parameter: the seam the
+// verification suite uses to build broken variants. Production code uses
+// cuckoo::BasicStripedConcurrentFilter below, which fixes Policy to StripedFilterPolicy.
+template <class Hasher, class Policy>
 class BasicStripedConcurrentFilter {
  public:
   using Placement = CuckooFilterPlacement;
@@ -446,6 +445,13 @@ class BasicStripedConcurrentFilter {
   Engine engine_;
 };
 
+}  // namespace detail
+
+// The striped design: detail::BasicStripedConcurrentFilter with the production policy.
+template <class Hasher = DefaultHasher>
+using BasicStripedConcurrentFilter =
+    detail::BasicStripedConcurrentFilter<Hasher, detail::StripedFilterPolicy>;
+
 // ---------------------------------------------------------------------------------
 // Choosing a design by tag.
 
@@ -458,7 +464,7 @@ struct ConcurrentFilterFor<CoarseElided, Hasher> {
 };
 template <class Hasher>
 struct ConcurrentFilterFor<StripedLocks, Hasher> {
-  using type = BasicStripedConcurrentFilter<Hasher>;
+  using type = cuckoo::BasicStripedConcurrentFilter<Hasher>;
 };
 }  // namespace detail
 

@@ -28,26 +28,10 @@
 // bits per bucket, no per-bucket padding), matched with a SWAR word test; see
 // detail/packed_table.hpp.
 //
-// Insert. Fast path: one read of bucket i1 gives its copies of fp and its first empty
-// slot (PackedTable::scan). If it has an empty slot and copies + stash_size < b, the
-// item is below max_copies however many copies i2 holds (at most b), so steps (1) and
-// (2) below would store it in that slot: it is stored there without reading i2, the
-// only cache miss of most inserts below full load. i2 is prefetched before i1 is read,
-// so that when i1 is full its miss has overlapped i1's. Otherwise the steps run in full.
-// (1) If the candidate buckets and the stash already hold max_copies (2b; b
-// when i1 == i2) copies of fp for this bucket pair: kDuplicateLimit, nothing changed.
-// (2) An empty slot in i1, else in i2: stored. (3) If the stash is full: kFull,
-// nothing changed. (4) Kick-out with one-level look-ahead (out of line): pick i1 or i2
-// at random; then, at each step, for the full bucket fp wants, compute and prefetch the
-// alternate bucket of every resident (their misses overlap, where a plain random walk
-// pays one dependent miss per eviction). If some resident's alternate has an empty slot,
-// the first such resident moves there and fp takes its slot: done. Otherwise fp swaps
-// with a random resident, which becomes the homeless fingerprint at its (full)
-// alternate. Each move or swap is one kick; at most max_kicks. If a fingerprint is still
-// homeless after max_kicks, it (the last evicted one, usually not the new item) goes to
-// the stash together with its two buckets, and the insert still returns kInserted. So a
-// kick-out never loses an item (claim C6): every fingerprint is always in one of its
-// buckets or in the stash.
+// Insert. A fast path stores the item in bucket i1 without reading i2 when that cannot
+// take it past its copy limit; otherwise the copy limit is checked, then an empty slot
+// in i1 or i2, then a bounded kick-out walk whose last homeless fingerprint goes to the
+// stash (detail/filter_kick.hpp). A kick-out never loses an item (claim C6).
 //
 // Batched lookup. contains_many() hashes a group of kBatchGroup keys, computes their
 // placements and prefetches both buckets of each, then probes the group in order: the
@@ -69,10 +53,6 @@
 // neither bucket holds the fingerprint. After an erase frees a table slot, every stash
 // entry is offered its two buckets again (direct placement only, no kicks), so the stash
 // drains as the table empties.
-//
-// Kick randomness. Each kick walk draws from a detail::Rng seeded with
-// mix64(seed ^ salt) ^ mix64(walk number). The walk number is stats().kick_walks, which is
-// serialized, so a deserialized filter continues exactly as the original would have.
 //
 // Guarantees and caveats
 // ----------------------
@@ -200,76 +180,11 @@ struct CuckooFilterStats {
   friend bool operator==(const CuckooFilterStats&, const CuckooFilterStats&) = default;
 };
 
-namespace detail {
+}  // namespace cuckoo
 
-// A validated configuration: what the table is built from.
-struct CuckooFilterShape {
-  std::uint32_t bucket_count = 0;
-  unsigned fingerprint_bits = 0;
-  unsigned slots_per_bucket = 0;
-  unsigned max_kicks = 0;
-};
+#include "detail/filter_config.hpp"
 
-inline bool valid_slots_per_bucket(std::uint64_t b) noexcept {
-  return b == 1 || b == 2 || b == 4 || b == 8;
-}
-
-// Table allocation (data plus padding) in bytes for a validated f, b and a bucket count.
-inline std::uint64_t cuckoo_filter_table_bytes(std::uint64_t bucket_count, unsigned slots,
-                                               unsigned bits) noexcept {
-  return PackedTable::data_bytes_for(bucket_count, slots, bits) + PackedTable::kPaddingBytes;
-}
-
-inline std::uint64_t cuckoo_filter_table_byte_limit() noexcept {
-  return std::min<std::uint64_t>(CuckooFilterConfig::kMaxTableBytes,
-                                 std::numeric_limits<std::size_t>::max() / 2);
-}
-
-// Throws ConfigError naming the first invalid field; allocates nothing.
-inline CuckooFilterShape validate_cuckoo_filter_config(const CuckooFilterConfig& c) {
-  using C = CuckooFilterConfig;
-  if (c.fingerprint_bits < C::kMinFingerprintBits || c.fingerprint_bits > C::kMaxFingerprintBits) {
-    throw ConfigError("fingerprint_bits", "is " + std::to_string(c.fingerprint_bits) +
-                                              "; allowed range " +
-                                              std::to_string(C::kMinFingerprintBits) + ".." +
-                                              std::to_string(C::kMaxFingerprintBits));
-  }
-  if (!valid_slots_per_bucket(c.slots_per_bucket)) {
-    throw ConfigError("slots_per_bucket",
-                      "is " + std::to_string(c.slots_per_bucket) + "; allowed 1, 2, 4 or 8");
-  }
-  if (c.capacity == 0) {
-    throw ConfigError("capacity", "is 0; allowed 1.." +
-                                      std::to_string(C::kMaxBucketCount * c.slots_per_bucket) +
-                                      " slots");
-  }
-  const std::uint64_t buckets =
-      c.capacity / c.slots_per_bucket + (c.capacity % c.slots_per_bucket != 0 ? 1 : 0);
-  if (buckets > C::kMaxBucketCount) {
-    throw ConfigError("capacity", "is " + std::to_string(c.capacity) + ", which needs " +
-                                      std::to_string(buckets) + " buckets; allowed 1.." +
-                                      std::to_string(C::kMaxBucketCount * c.slots_per_bucket) +
-                                      " slots (at most " + std::to_string(C::kMaxBucketCount) +
-                                      " buckets)");
-  }
-  const std::uint64_t bytes =
-      cuckoo_filter_table_bytes(buckets, c.slots_per_bucket, c.fingerprint_bits);
-  if (bytes > cuckoo_filter_table_byte_limit()) {
-    throw ConfigError("capacity", "is " + std::to_string(c.capacity) + ", whose table of " +
-                                      std::to_string(bytes) +
-                                      " bytes is too large to allocate (limit " +
-                                      std::to_string(cuckoo_filter_table_byte_limit()) +
-                                      " bytes)");
-  }
-  if (c.max_kicks == 0 || c.max_kicks > C::kMaxKicksLimit) {
-    throw ConfigError("max_kicks", "is " + std::to_string(c.max_kicks) + "; allowed range 1.." +
-                                       std::to_string(C::kMaxKicksLimit));
-  }
-  return {static_cast<std::uint32_t>(buckets), c.fingerprint_bits, c.slots_per_bucket,
-          c.max_kicks};
-}
-
-}  // namespace detail
+namespace cuckoo {
 
 // Allocator: the table's memory comes from it (rebound to 64-byte cache lines, see
 // detail/aligned_buffer.hpp); huge_pages applies with std::allocator only. Copies use
@@ -522,33 +437,7 @@ class BasicCuckooFilter {
   //   u64 table byte length, then the table's data bytes (no padding)
   // A deserialized filter equals the original and, given the same hasher, behaves
   // identically on every later operation (the kick sequence continues from kick_walks).
-  std::vector<std::uint8_t> serialize() const {
-    detail::ByteWriter w;
-    w.u8(static_cast<std::uint8_t>(fingerprint_bits()));
-    w.u8(static_cast<std::uint8_t>(slots_per_bucket()));
-    w.u32(bucket_count());
-    w.u32(max_kicks_);
-    w.u64(seed_);
-    w.u64(size_);
-    w.u64(stats_.inserts);
-    w.u64(stats_.kicks);
-    w.u64(stats_.max_kicks_in_insert);
-    w.u64(stats_.kick_walks);
-    w.u64(stats_.kick_failures);
-    w.u64(stats_.stash_rehomes);
-    w.u64(stats_.full_rejections);
-    w.u64(stats_.duplicate_rejections);
-    w.u8(static_cast<std::uint8_t>(stash_size_));
-    for (const Placement& e : stash()) {
-      w.u32(e.fingerprint);
-      w.u32(e.bucket1);
-      w.u32(e.bucket2);
-    }
-    const auto data = table_.data();
-    w.u64(data.size());
-    w.raw(data.data(), data.size());
-    return detail::seal_envelope(detail::StructureKind::kCuckooFilter, kFormatVersion, w);
-  }
+  std::vector<std::uint8_t> serialize() const;
 
   // Rebuilds a filter from serialize() output. Throws DeserializeError: kTruncated,
   // kBadMagic, kWrongKind, kUnsupportedVersion, kChecksumMismatch, kTrailingBytes from
@@ -560,96 +449,7 @@ class BasicCuckooFilter {
   // match.
   static BasicCuckooFilter deserialize(std::span<const std::uint8_t> bytes,
                                        Hasher hasher = Hasher(),
-                                       const Allocator& alloc = Allocator()) {
-    using C = CuckooFilterConfig;
-    detail::ByteReader r = detail::open_envelope(bytes, detail::StructureKind::kCuckooFilter,
-                                                 kFormatVersion, "cuckoo filter");
-    detail::CuckooFilterShape shape;
-    shape.fingerprint_bits = r.u8("fingerprint_bits");
-    shape.slots_per_bucket = r.u8("slots_per_bucket");
-    const std::uint32_t buckets = r.u32("bucket_count");
-    shape.max_kicks = r.u32("max_kicks");
-    detail::require_config(shape.fingerprint_bits >= C::kMinFingerprintBits &&
-                               shape.fingerprint_bits <= C::kMaxFingerprintBits,
-                           "fingerprint_bits",
-                           "is " + std::to_string(shape.fingerprint_bits) + "; allowed 4..32");
-    detail::require_config(detail::valid_slots_per_bucket(shape.slots_per_bucket),
-                           "slots_per_bucket",
-                           "is " + std::to_string(shape.slots_per_bucket) +
-                               "; allowed 1, 2, 4 or 8");
-    detail::require_config(buckets >= 1, "bucket_count", "is 0; allowed 1..4294967295");
-    const std::uint64_t table_bytes =
-        detail::cuckoo_filter_table_bytes(buckets, shape.slots_per_bucket, shape.fingerprint_bits);
-    detail::require_config(table_bytes <= detail::cuckoo_filter_table_byte_limit(),
-                           "bucket_count",
-                           "is " + std::to_string(buckets) + ", whose table of " +
-                               std::to_string(table_bytes) + " bytes is too large to allocate");
-    detail::require_config(shape.max_kicks >= 1 && shape.max_kicks <= C::kMaxKicksLimit,
-                           "max_kicks",
-                           "is " + std::to_string(shape.max_kicks) + "; allowed 1.." +
-                               std::to_string(C::kMaxKicksLimit));
-    shape.bucket_count = buckets;
-
-    const std::uint64_t seed = r.u64("seed");
-    const std::uint64_t size = r.u64("size");
-    Stats stats;
-    stats.inserts = r.u64("stats.inserts");
-    stats.kicks = r.u64("stats.kicks");
-    stats.max_kicks_in_insert = r.u64("stats.max_kicks_in_insert");
-    stats.kick_walks = r.u64("stats.kick_walks");
-    stats.kick_failures = r.u64("stats.kick_failures");
-    stats.stash_rehomes = r.u64("stats.stash_rehomes");
-    stats.full_rejections = r.u64("stats.full_rejections");
-    stats.duplicate_rejections = r.u64("stats.duplicate_rejections");
-
-    const unsigned stash_size = r.u8("stash_size");
-    detail::require_consistent(stash_size <= kStashSlots,
-                               "stash_size is " + std::to_string(stash_size) + ", at most " +
-                                   std::to_string(kStashSlots));
-    const std::uint64_t fp_max = fingerprint_mask(shape.fingerprint_bits);
-    std::array<Placement, kStashSlots> stash{};
-    for (unsigned k = 0; k < stash_size; ++k) {
-      Placement& e = stash[k];
-      e.fingerprint = r.u32("stash fingerprint");
-      e.bucket1 = r.u32("stash bucket1");
-      e.bucket2 = r.u32("stash bucket2");
-      const std::string which = "stash entry " + std::to_string(k) + ": ";
-      detail::require_consistent(e.fingerprint != 0 && e.fingerprint <= fp_max,
-                                 which + "fingerprint " + std::to_string(e.fingerprint) +
-                                     " is 0 or wider than fingerprint_bits");
-      detail::require_consistent(e.bucket1 < buckets,
-                                 which + "bucket1 " + std::to_string(e.bucket1) +
-                                     " is not below bucket_count");
-      detail::require_consistent(e.bucket2 == alt_bucket_for(buckets, e.bucket1, e.fingerprint),
-                                 which + "bucket2 " + std::to_string(e.bucket2) +
-                                     " is not alt_bucket(bucket1, fingerprint)");
-    }
-
-    const std::uint64_t data_length = r.u64("table length");
-    const std::uint64_t expected_length =
-        detail::PackedTable::data_bytes_for(buckets, shape.slots_per_bucket, shape.fingerprint_bits);
-    detail::require_consistent(data_length == expected_length,
-                               "table length is " + std::to_string(data_length) +
-                                   " bytes; the configuration implies " +
-                                   std::to_string(expected_length));
-    const auto data = r.raw(static_cast<std::size_t>(data_length), "table");
-    r.expect_end("the table");
-
-    // The input holds every table byte, so this allocation is justified by its length.
-    BasicCuckooFilter f(shape, seed, std::move(hasher), false, alloc);
-    std::copy(data.begin(), data.end(), f.table_.mutable_data().begin());
-    detail::require_consistent(f.table_.padding_is_zero(),
-                               "bits after the last bucket are not zero");
-    const std::uint64_t stored = f.table_.count_nonzero() + stash_size;
-    detail::require_consistent(stored == size, "size is " + std::to_string(size) + " but " +
-                                                   std::to_string(stored) +
-                                                   " fingerprints are stored");
-    f.size_ = size;
-    f.stash_ = stash;
-    f.stash_size_ = stash_size;
-    f.stats_ = stats;
-    return f;
-  }
+                                       const Allocator& alloc = Allocator());
 
   // Equal configuration (f, b, bucket count, max_kicks), seed and contents (table slots,
   // stash entries in order, size). Stats and the hasher are not compared.
@@ -826,86 +626,13 @@ class BasicCuckooFilter {
   }
 
   // After an erase: offers every stash entry its two buckets again (no kicks).
-  [[gnu::noinline]] void rehome_stash() noexcept {
-    for (unsigned k = 0; k < stash_size_;) {  // bound: kStashSlots, each step ends or shrinks
-      const Placement& e = stash_[k];
-      if (table_.try_place(e.bucket1, e.fingerprint) || table_.try_place(e.bucket2, e.fingerprint)) {
-        stash_remove(k);
-        ++stats_.stash_rehomes;
-      } else {
-        ++k;
-      }
-    }
-  }
+  [[gnu::noinline]] void rehome_stash() noexcept;
 
   // insert_hash() beyond its fast path: the copy limit needs bucket2, or bucket1 is full.
-  InsertResult insert_checked(const Placement& p) {
-    if (holds_fingerprint(p)) [[unlikely]] {
-      if (count_copies(p) >= max_copies_of(p)) {
-        ++stats_.duplicate_rejections;
-        return InsertResult::kDuplicateLimit;
-      }
-    }
-    if (table_.try_place(p.bucket1, p.fingerprint) || table_.try_place(p.bucket2, p.fingerprint)) {
-      ++size_;
-      ++stats_.inserts;
-      return InsertResult::kInserted;
-    }
-    return insert_with_kicks(p);
-  }
+  InsertResult insert_checked(const Placement& p);
 
   // Both candidate buckets are full and the item is below its copy limit.
-  [[gnu::noinline]] InsertResult insert_with_kicks(const Placement& p) {
-    if (stash_size_ == kStashSlots) {
-      ++stats_.full_rejections;
-      return InsertResult::kFull;
-    }
-    detail::Rng rng(detail::mix64(seed_ ^ kKickSeedSalt) ^ detail::mix64(stats_.kick_walks));
-    ++stats_.kick_walks;
-    std::uint32_t fp = p.fingerprint;
-    std::uint32_t bucket = rng.below(2) == 0 ? p.bucket1 : p.bucket2;
-    std::uint64_t kicks = 0;
-    bool placed = false;
-    // Invariant at the top of each step: `bucket` is full and fp (homeless) belongs to it.
-    std::array<std::uint32_t, detail::PackedTable::kMaxSlots> residents{};
-    std::array<std::uint32_t, detail::PackedTable::kMaxSlots> alternates{};
-    while (kicks < max_kicks_) {  // bound: max_kicks_ <= CuckooFilterConfig::kMaxKicksLimit
-      // Look-ahead: the alternates of all residents, prefetched together so that their
-      // misses overlap instead of one per evicted fingerprint.
-      const unsigned slots = table_.slots();
-      for (unsigned s = 0; s < slots; ++s) {  // bound: slots <= PackedTable::kMaxSlots
-        residents[s] = table_.get(bucket, s);
-        assert(residents[s] != 0);  // the walk only evicts from full buckets
-        alternates[s] = alt_bucket(bucket, residents[s]);
-        table_.prefetch(alternates[s]);
-      }
-      // A resident whose alternate has room moves there and fp takes its slot: one move.
-      for (unsigned s = 0; s < slots; ++s) {  // bound: slots <= PackedTable::kMaxSlots
-        if (table_.try_place(alternates[s], residents[s])) {
-          table_.set(bucket, s, fp);
-          ++kicks;
-          placed = true;
-          break;
-        }
-      }
-      if (placed) break;
-      // No alternate has room: evict a random resident to its (full) alternate.
-      const auto slot = static_cast<unsigned>(rng.below(slots));
-      table_.set(bucket, slot, fp);
-      fp = residents[slot];
-      bucket = alternates[slot];
-      ++kicks;
-    }
-    stats_.kicks += kicks;
-    stats_.max_kicks_in_insert = std::max(stats_.max_kicks_in_insert, kicks);
-    if (!placed) {
-      stash_[stash_size_++] = {bucket, alt_bucket(bucket, fp), fp};
-      ++stats_.kick_failures;
-    }
-    ++size_;
-    ++stats_.inserts;
-    return InsertResult::kInserted;
-  }
+  [[gnu::noinline]] InsertResult insert_with_kicks(const Placement& p);
 
   Hasher hasher_;
   std::uint64_t seed_;
@@ -922,3 +649,14 @@ class BasicCuckooFilter {
 using CuckooFilter = BasicCuckooFilter<>;
 
 }  // namespace cuckoo
+
+// ---- Out-of-line definitions (detail/filter_*.hpp) --------------------------------------
+
+#define CUCKOO_FILTER_TEMPLATE template <class Hasher, class Allocator>
+#define CUCKOO_FILTER BasicCuckooFilter<Hasher, Allocator>
+
+#include "detail/filter_kick.hpp"
+#include "detail/filter_serialize.hpp"
+
+#undef CUCKOO_FILTER
+#undef CUCKOO_FILTER_TEMPLATE

@@ -20,26 +20,11 @@
 // overlap; for trivially copyable items and std::equal_to it compares a bucket's keys
 // without branching on occupancy and masks the result.
 //
-// insert() of a new key tries, in order:
-//   1. a free slot in either candidate bucket (the hot path);
-//   2. a bounded breadth-first search for a cuckoo path (detail/map_search.hpp): at most
-//      config.max_path_length items each move to their other bucket, the last one into a
-//      free slot. The moves run from the end of the path backwards, so each item leaves
-//      its slot only after it has been put in its other bucket: it is never missing;
-//   3. a free stash slot;
-//   4. growth: rebuild everything into a table with twice the buckets (clamped to
-//      max_capacity). A rebuild first places every item as a dry run on handles and
-//      only moves items once all of them, the new key included, have a place; if the
-//      dry run fails, it is retried with a derived seed, then at the next doubling, at
-//      most kMaxGrowthSteps doublings and kSeedsPerSize seeds each. Growth moves the
-//      distinct keys already stored plus the new key (which was checked absent), so it
-//      can never store a key twice. If every attempt fails, or the table is already at
-//      max_capacity, insert returns kFull and nothing has changed. Growth is refused
-//      (kFull) below kMinGrowthLoadPercent load: failing to place a key in so empty a
-//      table means the hasher gives many keys the same buckets, and doubling would not
-//      help (libcuckoo's minimum_load_factor has the same role).
-// erase() empties the slot; when the stash holds items, one whose candidate bucket just
-// got a free slot moves back into the table, so the stash drains as the load falls.
+// insert() of a new key takes a free slot in either candidate bucket (the hot path,
+// inline below); failing that, a bounded cuckoo path search, a free stash slot, then
+// growth into twice the buckets, all or nothing (detail/map_insert.hpp and
+// detail/map_growth.hpp describe each step and its bound). erase() empties the slot and
+// lets a stashed item whose candidate bucket got room move back into the table.
 //
 // Every loop has a named bound: SlotsPerBucket per bucket, kStashSlots for the stash,
 // kMaxPathLength and detail::kMapMaxBfsNodes for the search, kMaxGrowthSteps and
@@ -234,91 +219,11 @@ class CuckooMap {
   // place, keys cannot (a key's slot depends on its hash). Bind it by value or by
   // forwarding reference: `for (auto [k, v] : map) v += 1;` or
   // `for (auto&& [k, v] : map)`; `it->second = x` works too.
+  class iterator;
   class const_iterator;
   struct reference_proxy {
     const K& first;
     V& second;
-  };
-  class iterator {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = std::pair<K, V>;
-    using difference_type = std::ptrdiff_t;
-    using reference = reference_proxy;
-    // What operator-> returns: holds the reference object.
-    struct pointer {
-      reference_proxy ref;
-      const reference_proxy* operator->() const noexcept { return &ref; }
-    };
-
-    iterator() = default;
-    reference operator*() const {
-      value_type& item = slots_->item(pos_);
-      return reference{item.first, item.second};
-    }
-    pointer operator->() const { return pointer{**this}; }
-    iterator& operator++() {
-      ++pos_;
-      skip_empty();
-      return *this;
-    }
-    iterator operator++(int) {
-      iterator old = *this;
-      ++*this;
-      return old;
-    }
-    friend bool operator==(const iterator& a, const iterator& b) {
-      return a.slots_ == b.slots_ && a.pos_ == b.pos_;
-    }
-
-   private:
-    friend class CuckooMap;
-    friend class const_iterator;
-    iterator(Slots* slots, std::size_t pos) : slots_(slots), pos_(pos) { skip_empty(); }
-    void skip_empty() {
-      // Bounded by slots_->size().
-      while (pos_ != slots_->size() && !slots_->occupied(pos_)) ++pos_;
-    }
-    Slots* slots_ = nullptr;
-    std::size_t pos_ = 0;
-  };
-
-  class const_iterator {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = std::pair<K, V>;
-    using difference_type = std::ptrdiff_t;
-    using pointer = const value_type*;
-    using reference = const value_type&;
-
-    const_iterator() = default;
-    // NOLINTNEXTLINE(google-explicit-constructor): iterator converts, as in std containers
-    const_iterator(const iterator& it) : slots_(it.slots_), pos_(it.pos_) {}
-    reference operator*() const { return slots_->item(pos_); }
-    pointer operator->() const { return &slots_->item(pos_); }
-    const_iterator& operator++() {
-      ++pos_;
-      skip_empty();
-      return *this;
-    }
-    const_iterator operator++(int) {
-      const_iterator old = *this;
-      ++*this;
-      return old;
-    }
-    friend bool operator==(const const_iterator& a, const const_iterator& b) {
-      return a.slots_ == b.slots_ && a.pos_ == b.pos_;
-    }
-
-   private:
-    friend class CuckooMap;
-    const_iterator(const Slots* slots, std::size_t pos) : slots_(slots), pos_(pos) { skip_empty(); }
-    void skip_empty() {
-      // Bounded by slots_->size().
-      while (pos_ != slots_->size() && !slots_->occupied(pos_)) ++pos_;
-    }
-    const Slots* slots_ = nullptr;
-    std::size_t pos_ = 0;
   };
 
   // ---- Construction -------------------------------------------------------------------
@@ -338,23 +243,7 @@ class CuckooMap {
   // Copies use select_on_container_copy_construction of other's allocator.
   CuckooMap(const CuckooMap&) = default;
   // Keeps this map's allocator unless propagate_on_container_copy_assignment.
-  CuckooMap& operator=(const CuckooMap& other) {
-    if (this != &other) {
-      Slots copy = AllocTraits::propagate_on_container_copy_assignment::value
-                       ? Slots(other.slots_, other.slots_.allocator())
-                       : Slots(other.slots_, slots_.allocator());
-      config_ = other.config_;
-      seed_ = other.seed_;
-      bucket_count_ = other.bucket_count_;
-      size_ = other.size_;
-      stash_count_ = other.stash_count_;
-      slots_.swap(copy);
-      stats_ = other.stats_;
-      hasher_ = other.hasher_;
-      key_eq_ = other.key_eq_;
-    }
-    return *this;
-  }
+  CuckooMap& operator=(const CuckooMap& other);
   // A moved-from map is empty with capacity() == 0; it allocates its initial table on
   // the next insert and is otherwise fully usable.
   CuckooMap(CuckooMap&& other) noexcept(std::is_nothrow_move_constructible_v<Hasher> &&
@@ -376,37 +265,7 @@ class CuckooMap {
   CuckooMap& operator=(CuckooMap&& other) noexcept(
       (AllocTraits::propagate_on_container_move_assignment::value ||
        AllocTraits::is_always_equal::value) &&
-      std::is_nothrow_move_assignable_v<Hasher> && std::is_nothrow_move_assignable_v<KeyEqual>) {
-    if (this != &other) {
-      if constexpr (AllocTraits::propagate_on_container_move_assignment::value ||
-                    AllocTraits::is_always_equal::value) {
-        slots_ = std::move(other.slots_);
-      } else if (slots_.allocator() == other.slots_.allocator()) {
-        slots_ = std::move(other.slots_);
-      } else {
-        // A moved-from source has no storage at all: then neither has this map.
-        Slots moved = other.slots_.empty()
-                          ? Slots(slots_.allocator())
-                          : Slots(other.slots_.bucket_count(), other.config_.huge_pages,
-                                  slots_.allocator());
-        for (std::size_t pos = 0; pos < other.slots_.size(); ++pos) {  // bounded: positions
-          if (other.slots_.occupied(pos)) moved.emplace(pos, std::move(other.slots_.item(pos)));
-        }
-        slots_.swap(moved);
-        other.slots_ = Slots(other.slots_.allocator());
-      }
-      config_ = other.config_;
-      seed_ = other.seed_;
-      bucket_count_ = std::exchange(other.bucket_count_, 0);
-      size_ = std::exchange(other.size_, 0);
-      stash_count_ = std::exchange(other.stash_count_, 0);
-      other.slots_.clear();
-      stats_ = other.stats_;
-      hasher_ = std::move(other.hasher_);
-      key_eq_ = std::move(other.key_eq_);
-    }
-    return *this;
-  }
+      std::is_nothrow_move_assignable_v<Hasher> && std::is_nothrow_move_assignable_v<KeyEqual>);
 
   // Exchanges the contents; the allocators too when propagate_on_container_swap.
   // REQUIRES: that, or equal allocators (as for the standard containers).
@@ -671,43 +530,10 @@ class CuckooMap {
   };
   struct RestoreTag {};
 
-  // Search adapter over the live table.
-  struct LiveView {
-    CuckooMap* map;
-    std::uint32_t bucket_count() const { return map->bucket_count_; }
-    bool occupied(std::uint32_t bucket, unsigned slot) const {
-      return map->slots_.occupied(slot_index(bucket, slot));
-    }
-    std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
-      const std::uint64_t hash = map->hash_key(map->slots_.item(slot_index(bucket, slot)).first);
-      return detail::map_alt_bucket(hash, bucket, map->bucket_count_);
-    }
-    void move_item(detail::MapSlotRef from, detail::MapSlotRef to) {
-      const std::size_t source = slot_index(from.bucket, from.slot);
-      map->slots_.emplace(slot_index(to.bucket, to.slot), std::move(map->slots_.item(source)));
-      map->slots_.reset(source);
-    }
-  };
-
-  // Search adapter over the dry-run placement of a rebuild: handles instead of items.
-  struct PlanView {
-    std::vector<std::uint64_t>* placement;  // handle per new slot, or kNoHandle
-    const std::vector<std::uint64_t>* hashes;  // hash per handle under the new seed
-    std::uint32_t buckets;
-    std::uint32_t bucket_count() const { return buckets; }
-    bool occupied(std::uint32_t bucket, unsigned slot) const {
-      return (*placement)[slot_index(bucket, slot)] != kNoHandle;
-    }
-    std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
-      const std::uint64_t handle = (*placement)[slot_index(bucket, slot)];
-      return detail::map_alt_bucket((*hashes)[handle], bucket, buckets);
-    }
-    void move_item(detail::MapSlotRef from, detail::MapSlotRef to) {
-      std::uint64_t& source = (*placement)[slot_index(from.bucket, from.slot)];
-      (*placement)[slot_index(to.bucket, to.slot)] = source;
-      source = kNoHandle;
-    }
-  };
+  // Search adapters: over the live table (detail/map_insert.hpp) and over the dry-run
+  // placement of a rebuild (detail/map_growth.hpp).
+  struct LiveView;
+  struct PlanView;
 
   // Restores a deserialized table: config already validated.
   CuckooMap(RestoreTag, const CuckooMapConfig& config, std::uint32_t bucket_count,
@@ -857,54 +683,11 @@ class CuckooMap {
   }
 
   template <class KK, class... Args>
-  InsertResult try_emplace_impl(KK&& key, Args&&... args) {
-    if (contains(key)) return InsertResult::kExists;
-    try {
-      V value(std::forward<Args>(args)...);
-      return insert_impl(std::forward<KK>(key), std::move(value), false);
-    } catch (const std::bad_alloc&) {
-      ++stats_.full_rejections;
-      return InsertResult::kFull;
-    }
-  }
-
+  InsertResult try_emplace_impl(KK&& key, Args&&... args);
   // operator[]: insert_impl's steps, keeping the new item's position (the key may be
   // moved from, so it cannot be looked up again).
   template <class KK>
-  V& subscript(KK&& key) {
-    const std::uint64_t hash = hash_key(key);
-    if (const std::size_t pos = position_of(key, hash); pos != kNoPosition) {
-      return slots_.item(pos).second;
-    }
-    InsertResult result = InsertResult::kFull;
-    std::size_t slot = kNoPosition;
-    try {
-      if (bucket_count_ != 0) {
-        const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-        slot = free_slot_in(pair.first);
-        if (slot == kNoPosition) slot = free_slot_in(pair.second);
-      }
-      if (slot != kNoPosition) {
-        slots_.emplace(slot, std::forward<KK>(key), V());
-        ++size_;
-        ++stats_.inserts;
-        return slots_.item(slot).second;
-      }
-      V value{};
-      if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, V&&>) {
-        result = insert_slow(Pending<KK, V>{std::forward<KK>(key), std::move(value)}, hash);
-      } else {
-        value_type item(std::forward<KK>(key), std::move(value));
-        result = insert_slow(Pending<K, V>{std::move(item.first), std::move(item.second)}, hash);
-      }
-    } catch (const std::bad_alloc&) {
-      ++stats_.full_rejections;
-    }
-    if (result != InsertResult::kInserted) {
-      throw std::length_error("CuckooMap::operator[]: the key is absent and the map is full");
-    }
-    return slots_.item(last_slow_position_).second;
-  }
+  V& subscript(KK&& key);
 
   // Slow paths, out of line.
   template <class KK, class VV>
@@ -943,7 +726,9 @@ class CuckooMap {
   [[no_unique_address]] KeyEqual key_eq_;
 };
 
-// ---- Out-of-line definitions ------------------------------------------------------------
+}  // namespace cuckoo
+
+// ---- Out-of-line definitions (detail/map_*.hpp) -----------------------------------------
 
 #define CUCKOO_MAP_TEMPLATE                                                          \
   template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual, \
@@ -951,411 +736,12 @@ class CuckooMap {
     requires HasherFor<Hasher, K>
 #define CUCKOO_MAP CuckooMap<K, V, SlotsPerBucket, Hasher, KeyEqual, Allocator>
 
-CUCKOO_MAP_TEMPLATE
-void CUCKOO_MAP::refill_from_stash(std::uint32_t bucket) {
-  const std::size_t target = free_slot_in(bucket);
-  assert(target != kNoPosition);
-  const std::size_t stash = table_slots();
-  for (std::size_t i = 0; i < kStashSlots; ++i) {
-    const std::size_t pos = stash + i;
-    if (!slots_.occupied(pos)) continue;
-    const detail::MapBucketPair pair =
-        detail::map_buckets(hash_key(slots_.item(pos).first), bucket_count_);
-    if (pair.first == bucket || pair.second == bucket) {
-      slots_.emplace(target, std::move(slots_.item(pos)));
-      slots_.reset(pos);
-      --stash_count_;
-      return;
-    }
-  }
-}
-
-// Every step here either completes or changes nothing the caller can see: the path
-// search only reads (and may throw std::bad_alloc before anything moved); the path moves
-// are nothrow moves that keep every item in one of its buckets; the item itself goes in
-// last, by a nothrow move (insert_impl copied it beforehand where a copy could throw);
-// growth is all-or-nothing (rebuild).
-CUCKOO_MAP_TEMPLATE
-template <class KK, class VV>
-InsertResult CUCKOO_MAP::insert_slow(Pending<KK, VV>&& item, std::uint64_t hash) {
-  if (bucket_count_ != 0) {
-    const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-    LiveView view{this};
-    detail::MapCuckooPath path;
-    ++stats_.bfs_searches;
-    if (search_.find_path(view, pair.first, pair.second, config_.max_path_length, path)) {
-      detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
-      last_slow_position_ = slot_index(path.hops[0].bucket, path.hops[0].slot);
-      slots_.emplace(last_slow_position_, std::forward<KK>(item.key),
-                     std::forward<VV>(item.value));
-      stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
-      ++size_;
-      ++stats_.inserts;
-      return InsertResult::kInserted;
-    }
-    ++stats_.bfs_failures;
-    if (stash_count_ < kStashSlots) {
-      const std::size_t stash = table_slots();
-      for (std::size_t i = 0; i < kStashSlots; ++i) {
-        if (!slots_.occupied(stash + i)) {
-          last_slow_position_ = stash + i;
-          slots_.emplace(stash + i, std::forward<KK>(item.key), std::forward<VV>(item.value));
-          ++stash_count_;
-          ++size_;
-          ++stats_.inserts;
-          note_stash_level();
-          return InsertResult::kInserted;
-        }
-      }
-    }
-  }
-  return grow_and_insert(item);
-}
-
-CUCKOO_MAP_TEMPLATE
-template <class KK, class VV>
-InsertResult CUCKOO_MAP::grow_and_insert(Pending<KK, VV>& item) {
-  try {
-    const std::uint32_t initial = initial_bucket_count(config_);
-    if (bucket_count_ == 0 && rebuild_with_seeds(initial, &item)) {  // moved-from map
-      ++stats_.inserts;
-      return InsertResult::kInserted;
-    }
-    // size_ * 100 cannot overflow: size_ <= kMaxCapacity + kStashSlots < 2^35.
-    const bool worth_growing =
-        size_ * 100 >= std::size_t{kMinGrowthLoadPercent} * table_slots();
-    std::uint32_t target = std::max(bucket_count_, initial);
-    for (unsigned step = 0; worth_growing && step < kMaxGrowthSteps; ++step) {
-      if (target >= max_bucket_count()) break;
-      target = static_cast<std::uint32_t>(
-          std::min<std::uint64_t>(std::uint64_t{target} * 2, max_bucket_count()));
-      if (rebuild_with_seeds(target, &item)) {
-        ++stats_.growths;
-        ++stats_.inserts;
-        return InsertResult::kInserted;
-      }
-    }
-  } catch (const std::bad_alloc&) {
-    // A rebuild allocates everything before it moves anything: nothing changed.
-  }
-  ++stats_.full_rejections;
-  return InsertResult::kFull;
-}
-
-CUCKOO_MAP_TEMPLATE
-bool CUCKOO_MAP::reserve(std::size_t n) {
-  if (n > config_.max_capacity) return false;
-  // n <= max_capacity <= kMaxCapacity < 2^35: no overflow.
-  const std::uint64_t slots_needed =
-      (std::uint64_t{n} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
-  const std::uint64_t buckets_needed =
-      std::max<std::uint64_t>((slots_needed + SlotsPerBucket - 1) / SlotsPerBucket,
-                              bucket_count_ == 0 ? initial_bucket_count(config_) : 0);
-  if (buckets_needed <= bucket_count_) return true;
-  if (buckets_needed > max_bucket_count()) return false;
-  try {
-    if (rebuild_with_seeds(static_cast<std::uint32_t>(buckets_needed),
-                           static_cast<NoPending*>(nullptr))) {
-      ++stats_.growths;
-      return true;
-    }
-  } catch (const std::bad_alloc&) {
-    // Nothing changed.
-  }
-  return false;
-}
-
-CUCKOO_MAP_TEMPLATE
-template <class P>
-bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, P* pending) {
-  for (unsigned attempt = 0; attempt < kSeedsPerSize; ++attempt) {
-    const std::uint64_t seed = attempt == 0 ? seed_ : detail::mix64(seed_ + kSeedStep * attempt);
-    if (rebuild(bucket_count, seed, pending)) {
-      if (attempt != 0) ++stats_.reseeds;
-      return true;
-    }
-  }
-  return false;
-}
-
-// Rebuilds the table with bucket_count buckets and seed, adding *pending if given.
-// Phase 1 (may fail, may throw std::bad_alloc) allocates everything and places handles
-// (old slot positions; pending is handle slots_.size()) with the same search as insert.
-// Phase 2 (cannot fail: nothrow moves only) moves the items to their planned slots and
-// moves the pending item in. Returns false, having changed nothing but stats (pending
-// included), when phase 1 cannot place every item.
-CUCKOO_MAP_TEMPLATE
-template <class P>
-bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, P* pending) {
-  const std::size_t old_positions = slots_.size();
-  const std::size_t handle_count = old_positions + (pending != nullptr ? 1 : 0);
-  const std::size_t new_table_slots = std::size_t{bucket_count} * SlotsPerBucket;
-  Slots new_slots(bucket_count, config_.huge_pages, slots_.allocator());
-  std::vector<std::uint64_t> hashes(handle_count, 0);
-  std::vector<std::uint64_t> placement(new_table_slots + kStashSlots, kNoHandle);
-  PlanView view{&placement, &hashes, bucket_count};
-  std::size_t new_stash_count = 0;
-  const auto key_of = [&](std::uint64_t handle) -> const K& {
-    return handle == old_positions ? static_cast<const K&>(pending->key)
-                                   : slots_.item(handle).first;
-  };
-  const auto place_in = [&](std::uint32_t bucket, std::uint64_t handle) {
-    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-      std::uint64_t& slot = placement[slot_index(bucket, s)];
-      if (slot == kNoHandle) {
-        slot = handle;
-        return true;
-      }
-    }
-    return false;
-  };
-
-  for (std::size_t handle = 0; handle < handle_count; ++handle) {  // bounded by the slots
-    if (handle < old_positions && !slots_.occupied(handle)) continue;
-    const std::uint64_t hash = hash_with(key_of(handle), seed);
-    hashes[handle] = hash;
-    const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count);
-    if (place_in(pair.first, handle) || place_in(pair.second, handle)) continue;
-    detail::MapCuckooPath path;
-    ++stats_.bfs_searches;
-    if (search_.find_path(view, pair.first, pair.second, config_.max_path_length, path)) {
-      detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
-      placement[slot_index(path.hops[0].bucket, path.hops[0].slot)] = handle;
-      stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
-      continue;
-    }
-    ++stats_.bfs_failures;
-    if (new_stash_count == kStashSlots) return false;
-    placement[new_table_slots + new_stash_count] = handle;
-    ++new_stash_count;
-  }
-
-  for (std::size_t pos = 0; pos < placement.size(); ++pos) {  // bounded by the slots
-    const std::uint64_t handle = placement[pos];
-    if (handle == kNoHandle) continue;
-    if (handle != old_positions) {
-      new_slots.emplace(pos, std::move(slots_.item(handle)));
-      continue;
-    }
-    if constexpr (!std::is_same_v<P, NoPending>) {
-      using KK = decltype(pending->key);
-      using VV = decltype(pending->value);
-      new_slots.emplace(pos, std::forward<KK>(pending->key), std::forward<VV>(pending->value));
-      last_slow_position_ = pos;
-    }
-  }
-  slots_.swap(new_slots);
-  bucket_count_ = bucket_count;
-  seed_ = seed;
-  stash_count_ = new_stash_count;
-  if (pending != nullptr) ++size_;
-  note_stash_level();
-  return true;
-}
-
-CUCKOO_MAP_TEMPLATE
-auto CUCKOO_MAP::check_config(const CuckooMapConfig& config) -> std::optional<ConfigProblem> {
-  const auto problem = [](const char* field, const std::string& message) {
-    return std::optional<ConfigProblem>(ConfigProblem{field, message});
-  };
-  const std::string b = std::to_string(SlotsPerBucket);
-  if (config.initial_capacity == 0) return problem("initial_capacity", "is 0, must be >= 1");
-  if (config.max_capacity < SlotsPerBucket) {
-    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
-                                       ", must hold at least one bucket of " + b + " slots");
-  }
-  if (config.max_capacity > kMaxCapacity) {
-    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
-                                       ", must be at most kMaxCapacity = " +
-                                       std::to_string(kMaxCapacity) + " slots");
-  }
-  if (config.max_capacity > Slots::kMaxPositions - kStashSlots) {
-    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
-                                       " slots, more bytes than can be allocated");
-  }
-  if (config.initial_capacity > config.max_capacity) {
-    return problem("initial_capacity", "is " + std::to_string(config.initial_capacity) +
-                                           ", exceeds max_capacity " +
-                                           std::to_string(config.max_capacity));
-  }
-  if (initial_bucket_count(config) > config.max_capacity / SlotsPerBucket) {
-    return problem("initial_capacity",
-                   "is " + std::to_string(config.initial_capacity) + ", rounded up to whole " +
-                       b + "-slot buckets it exceeds max_capacity " +
-                       std::to_string(config.max_capacity));
-  }
-  if (config.max_path_length == 0 || config.max_path_length > kMaxPathLength) {
-    return problem("max_path_length", "is " + std::to_string(config.max_path_length) +
-                                          ", must be in 1.." + std::to_string(kMaxPathLength));
-  }
-  return std::nullopt;
-}
-
-CUCKOO_MAP_TEMPLATE
-std::string CUCKOO_MAP::check_invariants() const {
-  if (bucket_count_ == 0) {
-    return slots_.empty() && size_ == 0 && stash_count_ == 0
-               ? std::string()
-               : std::string("a map without buckets holds slots or items");
-  }
-  if (slots_.size() != table_slots() + kStashSlots) {
-    return "slot array has " + std::to_string(slots_.size()) + " slots, expected " +
-           std::to_string(table_slots() + kStashSlots);
-  }
-  std::size_t items = 0;
-  std::size_t stashed = 0;
-  for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
-    if (!slots_.occupied(pos)) continue;
-    ++items;
-    const std::uint64_t hash = hash_key(slots_.item(pos).first);
-    if (pos < table_slots()) {
-      const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
-      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-      if (bucket != pair.first && bucket != pair.second) {
-        return "the key at slot " + std::to_string(pos) + " is in bucket " +
-               std::to_string(bucket) + ", its candidate buckets are " +
-               std::to_string(pair.first) + " and " + std::to_string(pair.second);
-      }
-    } else {
-      ++stashed;
-    }
-  }
-  if (items != size_) {
-    return std::to_string(items) + " slots hold items, size() is " + std::to_string(size_);
-  }
-  if (stashed != stash_count_) {
-    return std::to_string(stashed) + " stash slots hold items, the stash count is " +
-           std::to_string(stash_count_);
-  }
-  for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
-    if (!slots_.occupied(pos)) continue;
-    const std::size_t found = position_of(slots_.item(pos).first, hash_key(slots_.item(pos).first));
-    if (found != pos) {
-      return "the key at slot " + std::to_string(pos) +
-             (found == kNoPosition ? std::string(" is not found by a lookup")
-                                   : " is also stored at slot " + std::to_string(found));
-    }
-  }
-  return {};
-}
-
-CUCKOO_MAP_TEMPLATE
-std::vector<std::uint8_t> CUCKOO_MAP::serialize() const
-  requires detail::MapCodable<K> && detail::MapCodable<V>
-{
-  detail::ByteWriter w;
-  w.u8(static_cast<std::uint8_t>(SlotsPerBucket));
-  w.u64(config_.initial_capacity);
-  w.u64(config_.max_capacity);
-  w.u32(config_.max_path_length);
-  w.u64(*config_.seed);
-  w.u64(seed_);
-  // A moved-from map has no buckets and no items: it is written as an empty initial table.
-  w.u32(bucket_count_ == 0 ? initial_bucket_count(config_) : bucket_count_);
-  w.u64(size_);
-  for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
-    if (!slots_.occupied(pos)) continue;
-    w.u64(pos);
-    detail::MapCodec<K>::write(w, slots_.item(pos).first);
-    detail::MapCodec<V>::write(w, slots_.item(pos).second);
-  }
-  return detail::seal_envelope(detail::StructureKind::kCuckooMap, kFormatVersion, w);
-}
-
-CUCKOO_MAP_TEMPLATE
-CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher hash_fn,
-                                   KeyEqual equal_fn, std::size_t max_table_bytes)
-  requires detail::MapCodable<K> && detail::MapCodable<V>
-{
-  detail::ByteReader r =
-      detail::open_envelope(bytes, detail::StructureKind::kCuckooMap, kFormatVersion, "CuckooMap");
-  const std::uint8_t slots_per_bucket = r.u8("slots_per_bucket");
-  detail::require_config(slots_per_bucket == SlotsPerBucket, "slots_per_bucket",
-                         "is " + std::to_string(slots_per_bucket) + ", this map type has " +
-                             std::to_string(SlotsPerBucket));
-  CuckooMapConfig config;
-  const std::uint64_t initial_capacity = r.u64("initial_capacity");
-  const std::uint64_t max_capacity = r.u64("max_capacity");
-  detail::require_config(initial_capacity <= std::numeric_limits<std::size_t>::max(),
-                         "initial_capacity", "does not fit size_t");
-  detail::require_config(max_capacity <= std::numeric_limits<std::size_t>::max(), "max_capacity",
-                         "does not fit size_t");
-  config.initial_capacity = static_cast<std::size_t>(initial_capacity);
-  config.max_capacity = static_cast<std::size_t>(max_capacity);
-  config.max_path_length = r.u32("max_path_length");
-  config.seed = r.u64("config seed");
-  if (std::optional<ConfigProblem> problem = check_config(config)) {
-    detail::require_config(false, problem->field, problem->message);
-  }
-  const std::uint64_t seed = r.u64("seed");
-
-  const std::uint32_t bucket_count = r.u32("bucket_count");
-  detail::require_config(bucket_count >= 1, "bucket_count", "is 0, must be >= 1");
-  detail::require_consistent(
-      bucket_count >= initial_bucket_count(config) &&
-          bucket_count <= config.max_capacity / SlotsPerBucket,
-      "bucket_count " + std::to_string(bucket_count) + " is outside " +
-          std::to_string(initial_bucket_count(config)) + ".." +
-          std::to_string(config.max_capacity / SlotsPerBucket) +
-          ", the range that initial_capacity and max_capacity allow");
-  if (max_table_bytes == kTableBudgetFromInput) {
-    max_table_bytes = bytes.size() > kMinTableBudget / kTableBytesPerInputByte
-                          ? bytes.size() * kTableBytesPerInputByte
-                          : kMinTableBudget;
-  }
-  const std::uint64_t positions = std::uint64_t{bucket_count} * SlotsPerBucket + kStashSlots;
-  detail::require_config(positions <= max_table_bytes / Slots::kBytesPerPosition, "bucket_count",
-                         std::to_string(bucket_count) + " buckets take more than the " +
-                             std::to_string(max_table_bytes) + " bytes max_table_bytes allows");
-
-  const std::uint64_t item_count = r.u64("item_count");
-  constexpr std::size_t kMinItemBytes =
-      8 + detail::MapCodec<K>::kMinBytes + detail::MapCodec<V>::kMinBytes;
-  if (item_count > r.remaining() / kMinItemBytes) {
-    throw DeserializeError(DeserializeErrc::kTruncated,
-                           "item_count " + std::to_string(item_count) + " needs at least " +
-                               std::to_string(kMinItemBytes) + " bytes per item, " +
-                               std::to_string(r.remaining()) + " bytes left");
-  }
-  detail::require_consistent(item_count <= positions,
-                             "item_count " + std::to_string(item_count) + " exceeds the " +
-                                 std::to_string(positions) + " slots");
-
-  CuckooMap map(RestoreTag{}, config, bucket_count, seed, std::move(hash_fn),
-                std::move(equal_fn));
-  const std::size_t table_slots = map.table_slots();
-  std::uint64_t next_position = 0;
-  for (std::uint64_t i = 0; i < item_count; ++i) {  // bounded by item_count <= positions
-    const std::uint64_t pos = r.u64("item position");
-    detail::require_consistent(pos >= next_position && pos < positions,
-                               "item " + std::to_string(i) + " position " + std::to_string(pos) +
-                                   " is not increasing or not below " +
-                                   std::to_string(positions));
-    next_position = pos + 1;
-    K key = detail::MapCodec<K>::read(r, "item key");
-    V value = detail::MapCodec<V>::read(r, "item value");
-    const std::uint64_t hash = map.hash_key(key);
-    if (pos < table_slots) {
-      const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
-      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count);
-      detail::require_consistent(bucket == pair.first || bucket == pair.second,
-                                 "item " + std::to_string(i) + " is in bucket " +
-                                     std::to_string(bucket) + ", its candidate buckets are " +
-                                     std::to_string(pair.first) + " and " +
-                                     std::to_string(pair.second));
-    }
-    detail::require_consistent(map.position_of(key, hash) == kNoPosition,
-                               "item " + std::to_string(i) + " repeats a key");
-    map.slots_.emplace(pos, std::move(key), std::move(value));
-    ++map.size_;
-    if (pos >= table_slots) ++map.stash_count_;
-  }
-  r.expect_end("the CuckooMap items");
-  map.note_stash_level();
-  return map;
-}
+#include "detail/map_iterators.hpp"
+#include "detail/map_assignment.hpp"
+#include "detail/map_insert.hpp"
+#include "detail/map_growth.hpp"
+#include "detail/map_invariants.hpp"
+#include "detail/map_serialize.hpp"
 
 #undef CUCKOO_MAP
 #undef CUCKOO_MAP_TEMPLATE
-
-}  // namespace cuckoo

@@ -45,30 +45,10 @@
 // replaced meanwhile; a thread that sees kMaxTableRetries replacements in one call, which
 // takes a stream of growths, takes every stripe instead, under which table_ holds still).
 //
-// insert when both buckets are full (insert_via_path):
-//   1. breadth-first search for a cuckoo path (detail/map_search.hpp, the same search
-//      as CuckooMap) over the slot words of the table read without locks. The result
-//      is a hint: the table may change under the search.
-//   2. move the path from its end: for k = length .. 2, item hops[k-1] -> hops[k] under
-//      the stripes of those two buckets, each hop validated under its locks: the live
-//      table is still the searched one, hops[k] is empty, and hops[k-1] holds an item
-//      of which hops[k].bucket is a candidate bucket (it need not be the item the
-//      search saw: any such item may move there, and (I1) holds after the move).
-//   3. the first hop and the placement in one critical section under the stripes of
-//      the key's two buckets and of hops[1].bucket: search both buckets for the key
-//      (another thread may have inserted it meanwhile: kExists / kUpdated), take a free
-//      slot if one appeared, else validate and move hops[0] -> hops[1] and place the key
-//      in hops[0] (a slot of one of its buckets).
-//   A failed validation (step 2 or 3) leaves every moved item in a candidate bucket of
-//   its own and retries from the top, at most kMaxPathAttempts times.
-//   A search that finds no path, or attempts used up, goes to the exclusive insert.
-// exclusive insert (insert_exclusive): every stripe held, so the table is quiescent:
-//   search the buckets for the key, a free slot, a cuckoo path (moved directly), then
-//   growth: rebuild into twice the buckets (at most kMaxGrowthSteps doublings, clamped to
-//   max_capacity), all or nothing (a dry run places handles first, as CuckooMap's
-//   rebuild), and publish the new table. kFull if the table may not or cannot grow
-//   (max_capacity, growth bounds, load below kMinGrowthLoadPercent, std::bad_alloc):
-//   then nothing changed.
+// insert when both buckets are full: the optimistic path insert (insert_via_path,
+// detail/striped_map_path.hpp), a lock-free search then hops moved and validated under
+// locks, retried at most kMaxPathAttempts times; then the exclusive insert under every
+// stripe, which grows the table all or nothing (detail/striped_map_growth.hpp).
 //
 // No stash. CuckooMap keeps 8 stash slots for items no path can place; here a stash
 // would be one more lock that every lookup of a key absent from its buckets must take
@@ -76,17 +56,9 @@
 // that finds no path grows the table instead. At max_capacity this means kFull a little
 // earlier than CuckooMap (at the load a path search reaches, ~95% for b = 4).
 //
-// Retired tables. A growth does not free the replaced Table: its items are moved out and
-// its item storage freed at once, but the Table object and its slot words stay until the
-// map is destroyed, because a lock-free path search may still be reading them (it finds
-// out at validation that the table was replaced). Every growth at least doubles the
-// bucket count (reserve included: reserve(n) grows to max(what n needs, twice the
-// current table)), so each table is at most half the next and the retired words take
-// less than the live table's words: retired_bytes() < 8 bytes per live slot, whatever
-// the call pattern (a reserve(size() + 1) loop included). (libcuckoo keeps its replaced
-// lock arrays the same way.) This is what makes a pointer read from table_ safe to
-// dereference at any time without reference counting. memory_bytes() and
-// retired_bytes() report the accounting.
+// Retired tables. A growth keeps the replaced Table's slot words until the map is
+// destroyed, for lock-free readers; they take less than the live table's words
+// (detail/striped_map_growth.hpp). memory_bytes() and retired_bytes() report them.
 //
 // Lookup strategy: lookups lock the two stripes exclusively, as libcuckoo does. A shared
 // (reader) mode would still write the lock word, so the cache-line traffic is the same
@@ -146,9 +118,9 @@ struct StripedMapStats {
 
 namespace detail {
 
-// Test-only faults: a StripedMap with one of these has a genuine concurrency bug, so
-// that the stress tests can show that their checker catches it. Production code uses
-// kNone (StripedConcurrentMap).
+// Test-only faults: a StripedMapWithFault with one of these has a genuine concurrency
+// bug, so that the stress tests can show that their checker catches it. Production code
+// uses kNone (StripedMap below, and the public StripedConcurrentMap).
 enum class StripedMapFault : std::uint8_t {
   kNone,
   // The path insert's last critical section holds only the stripes of the two buckets
@@ -175,9 +147,9 @@ constexpr MapBucketPair unpack_buckets(std::uint64_t word) noexcept {
 }
 
 template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual,
-          StripedMapFault Fault = StripedMapFault::kNone>
+          StripedMapFault Fault>
   requires HasherFor<Hasher, K>
-class StripedMap {
+class StripedMapWithFault {
   static_assert(SlotsPerBucket == 1 || SlotsPerBucket == 2 || SlotsPerBucket == 4 ||
                     SlotsPerBucket == 8,
                 "SlotsPerBucket must be 1, 2, 4 or 8");
@@ -219,8 +191,8 @@ class StripedMap {
   // Throws ConfigError naming the field if config is invalid (the rules of
   // CuckooMapConfig, with kMaxCapacity above), before allocating anything;
   // std::bad_alloc if the first table cannot be allocated.
-  explicit StripedMap(const CuckooMapConfig& config = {}, Hasher hash_fn = {},
-                      KeyEqual equal_fn = {})
+  explicit StripedMapWithFault(const CuckooMapConfig& config = {}, Hasher hash_fn = {},
+                               KeyEqual equal_fn = {})
       : config_(validated(config)),
         seed_(*config_.seed),
         stripes_(MapLockStripes::count_for(max_bucket_count())),
@@ -230,10 +202,10 @@ class StripedMap {
     table_.store(tables_.back().get(), std::memory_order_release);
   }
 
-  StripedMap(const StripedMap&) = delete;
-  StripedMap& operator=(const StripedMap&) = delete;
+  StripedMapWithFault(const StripedMapWithFault&) = delete;
+  StripedMapWithFault& operator=(const StripedMapWithFault&) = delete;
   // REQUIRES: no other thread uses the map.
-  ~StripedMap() = default;
+  ~StripedMapWithFault() = default;
 
   // ---- Operations (contracts: cuckoo/concurrent_map.hpp) ------------------------------
 
@@ -429,127 +401,18 @@ class StripedMap {
   // Verifies, under every stripe: every item sits in a candidate bucket of its key, its
   // slot word holds those buckets, empty slots have the empty word, no key is stored
   // twice, and size() equals the items stored. Returns "" or the first violation.
-  std::string check_invariants() const {
-    const MapStripeGuard all(stripes_, kAllStripes);
-    const Table& t = live_table();
-    std::size_t items = 0;
-    for (std::size_t pos = 0; pos < t.slots.size(); ++pos) {
-      const std::uint64_t word = t.words[pos].load(std::memory_order_relaxed);
-      if (!t.slots[pos].has_value()) {
-        if (word != kEmptySlotWord) return "empty slot " + std::to_string(pos) + " has a word";
-        continue;
-      }
-      ++items;
-      const MapBucketPair pair = map_buckets(hash_key(t.slots[pos]->first), t.bucket_count);
-      const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
-      if (bucket != pair.first && bucket != pair.second) {
-        return "the key at slot " + std::to_string(pos) + " is in bucket " +
-               std::to_string(bucket) + ", its candidate buckets are " +
-               std::to_string(pair.first) + " and " + std::to_string(pair.second);
-      }
-      if (word != pack_buckets(pair)) {
-        return "the word of slot " + std::to_string(pos) + " does not name its key's buckets";
-      }
-      const std::size_t found = position_in(t, pair, t.slots[pos]->first);
-      if (found != pos) {
-        return "the key at slot " + std::to_string(pos) + " is also stored at slot " +
-               std::to_string(found);
-      }
-    }
-    if (items != size()) {
-      return std::to_string(items) + " slots hold items, size() is " + std::to_string(size());
-    }
-    return {};
-  }
+  std::string check_invariants() const;
 
  private:
   using Slot = std::optional<value_type>;
   static constexpr std::size_t kNoPosition = std::numeric_limits<std::size_t>::max();
   static constexpr std::uint64_t kNoHandle = std::numeric_limits<std::uint64_t>::max();
 
-  struct Table {
-    explicit Table(std::uint32_t buckets)
-        : bucket_count(buckets),
-          words(std::make_unique<std::atomic<std::uint64_t>[]>(std::size_t{buckets} *
-                                                                SlotsPerBucket)),
-          slots(std::size_t{buckets} * SlotsPerBucket) {
-      for (std::size_t pos = 0; pos < slots.size(); ++pos) {
-        words[pos].store(kEmptySlotWord, std::memory_order_relaxed);
-      }
-    }
-
-    // REQUIRES (all three): the stripes of the slots' buckets held, or the table not yet
-    // published. Word stores are relaxed: lock-free readers take them as hints only;
-    // locked readers are ordered by the stripe locks.
-    template <class... Args>
-    void fill_slot(std::size_t pos, MapBucketPair pair, Args&&... args) {
-      slots[pos].emplace(std::forward<Args>(args)...);
-      words[pos].store(pack_buckets(pair), std::memory_order_relaxed);
-    }
-    void clear_slot(std::size_t pos) noexcept {
-      slots[pos].reset();
-      words[pos].store(kEmptySlotWord, std::memory_order_relaxed);
-    }
-    void move_slot(std::size_t from, std::size_t to) noexcept {
-      slots[to].emplace(std::move(*slots[from]));
-      words[to].store(words[from].load(std::memory_order_relaxed), std::memory_order_relaxed);
-      clear_slot(from);
-    }
-
-    std::size_t word_bytes() const noexcept {
-      return std::size_t{bucket_count} * SlotsPerBucket * sizeof(std::atomic<std::uint64_t>);
-    }
-
-    const std::uint32_t bucket_count;
-    const std::unique_ptr<std::atomic<std::uint64_t>[]> words;  // kept until destruction
-    std::vector<Slot> slots;  // freed when the table is retired
-  };
-
-  // Path search adapter over a table's slot words. Read without locks by the
-  // optimistic search (a hint), or with every stripe held by the exclusive insert,
-  // which alone calls move_item.
-  struct WordView {
-    Table* table;
-    std::uint32_t bucket_count() const { return table->bucket_count; }
-    bool occupied(std::uint32_t bucket, unsigned slot) const {
-      // relaxed: a hint, validated under the stripe locks before anything moves.
-      return table->words[slot_index(bucket, slot)].load(std::memory_order_relaxed) !=
-             kEmptySlotWord;
-    }
-    std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
-      const std::uint64_t word =
-          table->words[slot_index(bucket, slot)].load(std::memory_order_relaxed);  // a hint
-      // A slot emptied since occupied() was read answers its own bucket, which the
-      // search skips as already visited.
-      if (word == kEmptySlotWord) return bucket;
-      const MapBucketPair pair = unpack_buckets(word);
-      return pair.first == bucket ? pair.second : pair.second == bucket ? pair.first : bucket;
-    }
-    // REQUIRES: every stripe held.
-    void move_item(MapSlotRef from, MapSlotRef to) {
-      table->move_slot(slot_index(from.bucket, from.slot), slot_index(to.bucket, to.slot));
-    }
-  };
-
-  // Path search adapter over the dry-run placement of a rebuild (handles, not items).
-  struct PlanView {
-    std::vector<std::uint64_t>* placement;     // handle per new slot, or kNoHandle
-    const std::vector<std::uint64_t>* hashes;  // hash per handle
-    std::uint32_t buckets;
-    std::uint32_t bucket_count() const { return buckets; }
-    bool occupied(std::uint32_t bucket, unsigned slot) const {
-      return (*placement)[slot_index(bucket, slot)] != kNoHandle;
-    }
-    std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
-      const std::uint64_t handle = (*placement)[slot_index(bucket, slot)];
-      return map_alt_bucket((*hashes)[handle], bucket, buckets);
-    }
-    void move_item(MapSlotRef from, MapSlotRef to) {
-      std::uint64_t& source = (*placement)[slot_index(from.bucket, from.slot)];
-      (*placement)[slot_index(to.bucket, to.slot)] = source;
-      source = kNoHandle;
-    }
-  };
+  // The slot array of one table, and the path search's adapters over a table's slot
+  // words and over a rebuild's dry-run placement (detail/striped_map_table.hpp).
+  struct Table;
+  struct WordView;
+  struct PlanView;
 
   // What one locked step of an insert decided.
   enum class Step : std::uint8_t {
@@ -769,255 +632,25 @@ class StripedMap {
     });
   }
 
-  // The optimistic slow path: search without locks, move the path hop by hop under
-  // locks, place under the key's stripes. Locks held on return: none.
-  // kDone: decided; kNoRoom: the search found no path; kRetry: a validation failed.
+  // The optimistic slow path and its hops (detail/striped_map_path.hpp). Locks held on
+  // return: none.
   template <class KK, class VV, class Present>
-  Decision insert_via_path(KK&& key, VV&& value, std::uint64_t hash, Present& assign) {
-    // acquire: pairs with the release store that published the table. A Table is never
-    // freed while the map lives, so reading its words without locks is safe.
-    Table* const t = table_.load(std::memory_order_acquire);
-    const MapBucketPair pair = map_buckets(hash, t->bucket_count);
-    MapCuckooPath path;
-    try {
-      if (!thread_search().find_path(WordView{t}, pair.first, pair.second,
-                                     config_.max_path_length, path)) {
-        return {Step::kNoRoom};
-      }
-    } catch (const std::bad_alloc&) {
-      return {Step::kNoRoom};  // the exclusive insert decides (kFull if it cannot either)
-    }
-    if (path.length == 0) return {Step::kRetry};  // a slot was freed since the fast path
-    // Hops from the end; each leaves every item in a candidate bucket of its key.
-    for (unsigned k = path.length; k > 1; --k) {  // bounded by length <= kMapMaxPathLength
-      if (!move_hop(t, path.hops[k - 1], path.hops[k])) return {Step::kRetry};
-    }
-    if constexpr (Fault == StripedMapFault::kPathPlacesUnderOneBucket) {
-      return place_via_first_hop_one_bucket(std::forward<KK>(key), std::forward<VV>(value), t,
-                                            pair, path, assign);
-    }
-    // The first hop and the placement, under the key's stripes and hops[1]'s.
-    const MapStripeGuard guard(stripes_, kBucketStripes, pair.first, pair.second,
-                            path.hops[1].bucket);
-    if (&live_table() != t) return {Step::kRetry};
-    std::size_t pos = position_in(*t, pair, key);
-    if (pos != kNoPosition) {
-      return {Step::kDone, settle_present(*t, pos, pair, std::forward<VV>(value), assign)};
-    }
-    pos = free_position(*t, pair);  // someone may have freed a slot meanwhile
-    if (pos == kNoPosition) {
-      if (!hop_is_valid(*t, path.hops[0], path.hops[1])) return {Step::kRetry};
-      apply_hop(*t, path.hops[0], path.hops[1]);
-      pos = slot_index(path.hops[0]);
-      assert(path.hops[0].bucket == pair.first || path.hops[0].bucket == pair.second);
-      count(Counter::kPathInserts);
-    }
-    return {Step::kDone, place_new(*t, pos, pair, std::forward<KK>(key), std::forward<VV>(value))};
-  }
-
-  // TEST FAULT kPathPlacesUnderOneBucket: the last hop and the placement under the
-  // stripes of hops[0] and hops[1] only, re-checking only hops[0]'s bucket for the key.
-  // It yields first, as a preemption there would: that widens the window in which
-  // another insert of the key can land in its other bucket, so that a short test run
-  // meets the bug (it is the same bug without the yield, only rarer).
+  Decision insert_via_path(KK&& key, VV&& value, std::uint64_t hash, Present& assign);
   template <class KK, class VV, class Present>
   Decision place_via_first_hop_one_bucket(KK&& key, VV&& value, Table* t, MapBucketPair pair,
-                                          const MapCuckooPath& path, Present& assign) {
-    std::this_thread::yield();
-    const std::uint32_t bucket = path.hops[0].bucket;
-    const MapStripeGuard guard(stripes_, kBucketStripes, bucket, path.hops[1].bucket);
-    if (&live_table() != t) return {Step::kRetry};
-    for (unsigned s = 0; s < SlotsPerBucket; ++s) {  // the re-check: this bucket only
-      const Slot& slot = t->slots[slot_index(bucket, s)];
-      if (slot.has_value() && key_eq_(slot->first, key)) {
-        return {Step::kDone,
-                settle_present(*t, slot_index(bucket, s), pair, std::forward<VV>(value), assign)};
-      }
-    }
-    if (!hop_is_valid(*t, path.hops[0], path.hops[1])) return {Step::kRetry};
-    apply_hop(*t, path.hops[0], path.hops[1]);
-    t->fill_slot(slot_index(path.hops[0]), pair, std::forward<KK>(key), std::forward<VV>(value));
-    stripes_.add_items(stripes_.stripe_of(bucket), 1);
-    count(Counter::kInserts);
-    count(Counter::kPathInserts);
-    return {Step::kDone, InsertResult::kInserted};
-  }
+                                          const MapCuckooPath& path, Present& assign);
+  bool move_hop(Table* t, MapSlotRef from, MapSlotRef to);
+  bool hop_is_valid(const Table& t, MapSlotRef from, MapSlotRef to) const;
+  static void apply_hop(Table& t, MapSlotRef from, MapSlotRef to);
 
-  // Moves the item at `from` to `to` if, under their stripes, the table is still t and
-  // the hop is still valid. Locks held on return: none (the two stripes during it).
-  bool move_hop(Table* t, MapSlotRef from, MapSlotRef to) {
-    const MapStripeGuard guard(stripes_, kBucketStripes, from.bucket, to.bucket);
-    if (&live_table() != t) return false;
-    if (!hop_is_valid(*t, from, to)) return false;
-    apply_hop(*t, from, to);
-    return true;
-  }
-
-  // Whether `from` holds an item that may move to the empty slot `to`: to.bucket is one
-  // of the item's candidate buckets (so (I1) holds after the move). REQUIRES: both
-  // stripes held.
-  bool hop_is_valid(const Table& t, MapSlotRef from, MapSlotRef to) const {
-    if constexpr (Fault == StripedMapFault::kUnvalidatedHop) {
-      return true;  // TEST FAULT: no validation at all
-    } else {
-      const std::size_t source = slot_index(from);
-      if (!t.slots[source].has_value() || t.slots[slot_index(to)].has_value()) return false;
-      // relaxed: the word is written under this stripe, which we hold.
-      const MapBucketPair item = unpack_buckets(t.words[source].load(std::memory_order_relaxed));
-      return item.first == to.bucket || item.second == to.bucket;
-    }
-  }
-
-  // REQUIRES: both stripes held and hop_is_valid (for the faulty variant: whatever is
-  // there is moved, overwriting the target, as a naive implementation would).
-  static void apply_hop(Table& t, MapSlotRef from, MapSlotRef to) {
-    if constexpr (Fault == StripedMapFault::kUnvalidatedHop) {
-      const std::size_t source = slot_index(from);
-      const std::size_t target = slot_index(to);
-      t.slots[target] = std::move(t.slots[source]);
-      t.words[target].store(t.words[source].load(std::memory_order_relaxed),
-                            std::memory_order_relaxed);
-      t.clear_slot(source);
-    } else {
-      t.move_slot(slot_index(from), slot_index(to));
-    }
-  }
-
-  // The exclusive insert: every stripe held, the table quiescent (only lock-free
-  // searches read its words). Locks held on return: none.
+  // The exclusive insert and growth, every stripe held (detail/striped_map_growth.hpp).
+  // Locks held on return: none.
   template <class KK, class VV, class Present>
-  InsertResult insert_exclusive(KK&& key, VV&& value, std::uint64_t hash, Present& assign) {
-    const MapStripeGuard all(stripes_, kAllStripes);
-    count(Counter::kExclusiveInserts);
-    Table& t = live_table();
-    const MapBucketPair pair = map_buckets(hash, t.bucket_count);
-    std::size_t pos = position_in(t, pair, key);
-    if (pos != kNoPosition) return settle_present(t, pos, pair, std::forward<VV>(value), assign);
-    pos = free_position(t, pair);
-    if (pos != kNoPosition) {
-      return place_new(t, pos, pair, std::forward<KK>(key), std::forward<VV>(value));
-    }
-    try {
-      MapCuckooPath path;
-      WordView view{&t};
-      if (thread_search().find_path(view, pair.first, pair.second, config_.max_path_length,
-                                    path)) {
-        MapPathSearch<SlotsPerBucket>::apply(view, path);
-        return place_new(t, slot_index(path.hops[0]), pair, std::forward<KK>(key),
-                         std::forward<VV>(value));
-      }
-      // Growth. Refused below kMinGrowthLoadPercent, as CuckooMap: so empty a table that
-      // has no path means the hasher gives many keys the same buckets.
-      const std::size_t items = stripes_.item_count();  // exact: every stripe held
-      const bool worth_growing = items * 100 >= std::size_t{kMinGrowthLoadPercent} * t.slots.size();
-      if (worth_growing) {
-        // The item is moved in only once the new table has its place, so a refused
-        // insert leaves the caller's key and value untouched. Where a copy can throw it
-        // is made first, before any item moves (moves are nothrow).
-        if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, VV&&>) {
-          if (grow_and_place(std::forward<KK>(key), std::forward<VV>(value), hash)) {
-            return InsertResult::kInserted;
-          }
-        } else {
-          value_type item(std::forward<KK>(key), std::forward<VV>(value));
-          if (grow_and_place(std::move(item.first), std::move(item.second), hash)) {
-            return InsertResult::kInserted;
-          }
-        }
-      }
-    } catch (const std::bad_alloc&) {
-      // Searches and rebuilds allocate before they change anything: nothing changed.
-    }
-    count(Counter::kFullRejections);
-    return InsertResult::kFull;
-  }
-
-  // Growth for an insert: at most kMaxGrowthSteps doublings (clamped to max_capacity)
-  // until the items and the new key fit; the key and value are moved in only then.
-  // Returns false, having changed nothing, when no size fits. May throw std::bad_alloc
-  // before anything changed. REQUIRES: every stripe held; the move from KK and VV is
-  // nothrow.
+  InsertResult insert_exclusive(KK&& key, VV&& value, std::uint64_t hash, Present& assign);
   template <class KK, class VV>
-  bool grow_and_place(KK&& key, VV&& value, std::uint64_t hash) {
-    std::uint32_t target = live_table().bucket_count;
-    for (unsigned step = 0; step < kMaxGrowthSteps; ++step) {
-      if (target >= max_bucket_count()) break;
-      target = static_cast<std::uint32_t>(
-          std::min<std::uint64_t>(std::uint64_t{target} * 2, max_bucket_count()));
-      std::size_t pos = kNoPosition;
-      if (grow_to(target, true, hash, &pos)) {
-        live_table().fill_slot(pos, map_buckets(hash, target), std::forward<KK>(key),
-                               std::forward<VV>(value));
-        stripes_.add_items(0, 1);  // every stripe is held
-        count(Counter::kInserts);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  // Rebuilds the live table into `buckets` buckets, making room for one pending item
-  // (whose hash is pending_hash) if with_pending, and publishes the new table; the
-  // pending item's slot is stored in *pending_pos, empty, for the caller to fill. All or
-  // nothing: a dry run on handles (old slot positions; the pending item is handle
-  // old_slots) places every item first; returns false, having changed nothing, if it
-  // cannot. May throw std::bad_alloc before anything changed. REQUIRES: every stripe
-  // held.
+  bool grow_and_place(KK&& key, VV&& value, std::uint64_t hash);
   bool grow_to(std::uint32_t buckets, bool with_pending, std::uint64_t pending_hash,
-               std::size_t* pending_pos) {
-    Table& old = live_table();
-    const std::size_t old_slots = old.slots.size();
-    const std::size_t handle_count = old_slots + (with_pending ? 1 : 0);
-    const std::size_t new_slots = std::size_t{buckets} * SlotsPerBucket;
-    std::vector<std::uint64_t> hashes(handle_count, 0);
-    std::vector<std::uint64_t> placement(new_slots, kNoHandle);
-    PlanView view{&placement, &hashes, buckets};
-    const auto place_in = [&](std::uint32_t bucket, std::uint64_t handle) {
-      for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-        std::uint64_t& slot = placement[slot_index(bucket, s)];
-        if (slot == kNoHandle) {
-          slot = handle;
-          return true;
-        }
-      }
-      return false;
-    };
-    for (std::size_t handle = 0; handle < handle_count; ++handle) {  // bounded by the slots
-      if (handle < old_slots && !old.slots[handle].has_value()) continue;
-      const std::uint64_t hash =
-          handle == old_slots ? pending_hash : hash_key(old.slots[handle]->first);
-      hashes[handle] = hash;
-      const MapBucketPair pair = map_buckets(hash, buckets);
-      if (place_in(pair.first, handle) || place_in(pair.second, handle)) continue;
-      MapCuckooPath path;
-      if (!thread_search().find_path(view, pair.first, pair.second, config_.max_path_length,
-                                     path)) {
-        return false;
-      }
-      MapPathSearch<SlotsPerBucket>::apply(view, path);
-      placement[slot_index(path.hops[0])] = handle;
-    }
-    auto fresh = std::make_unique<Table>(buckets);
-    tables_.reserve(tables_.size() + 1);
-    // Nothing below throws: move the items.
-    for (std::size_t pos = 0; pos < new_slots; ++pos) {
-      const std::uint64_t handle = placement[pos];
-      if (handle == kNoHandle) continue;
-      if (handle == old_slots) {
-        *pending_pos = pos;  // filled by the caller once the table is published
-        continue;
-      }
-      fresh->fill_slot(pos, map_buckets(hashes[handle], buckets), std::move(*old.slots[handle]));
-    }
-    // Retire the old table: its items are gone; its words stay for lock-free readers.
-    std::vector<Slot>().swap(old.slots);
-    tables_.push_back(std::move(fresh));
-    // release: publishes the new table's contents to lock-free readers (acquire loads);
-    // lockers are ordered by the stripe locks we hold.
-    table_.store(tables_.back().get(), std::memory_order_release);
-    count(Counter::kGrowths);
-    return true;
-  }
+               std::size_t* pending_pos);
 
   // ---- Configuration ------------------------------------------------------------------
 
@@ -1030,43 +663,8 @@ class StripedMap {
     return bytes;
   }
 
-  static CuckooMapConfig validated(CuckooMapConfig config) {
-    const auto fail = [](const char* field, const std::string& message) {
-      throw ConfigError(field, message);
-    };
-    const std::string b = std::to_string(SlotsPerBucket);
-    if (config.initial_capacity == 0) fail("initial_capacity", "is 0, must be >= 1");
-    if (config.max_capacity < SlotsPerBucket) {
-      fail("max_capacity", "is " + std::to_string(config.max_capacity) +
-                               ", must hold at least one bucket of " + b + " slots");
-    }
-    if (config.max_capacity > kMaxCapacity) {
-      fail("max_capacity", "is " + std::to_string(config.max_capacity) +
-                               ", must be at most kMaxCapacity = " +
-                               std::to_string(kMaxCapacity) + " slots");
-    }
-    if (config.max_capacity > std::vector<Slot>().max_size()) {
-      fail("max_capacity", "is " + std::to_string(config.max_capacity) +
-                               " slots, more bytes than can be allocated");
-    }
-    if (config.initial_capacity > config.max_capacity) {
-      fail("initial_capacity", "is " + std::to_string(config.initial_capacity) +
-                                   ", exceeds max_capacity " +
-                                   std::to_string(config.max_capacity));
-    }
-    if (initial_bucket_count(config) > config.max_capacity / SlotsPerBucket) {
-      fail("initial_capacity", "is " + std::to_string(config.initial_capacity) +
-                                   ", rounded up to whole " + b +
-                                   "-slot buckets it exceeds max_capacity " +
-                                   std::to_string(config.max_capacity));
-    }
-    if (config.max_path_length == 0 || config.max_path_length > kMapMaxPathLength) {
-      fail("max_path_length", "is " + std::to_string(config.max_path_length) +
-                                  ", must be in 1.." + std::to_string(kMapMaxPathLength));
-    }
-    if (!config.seed.has_value()) config.seed = random_seed();
-    return config;
-  }
+  // Throws ConfigError naming the first invalid field (detail/striped_map_invariants.hpp).
+  static CuckooMapConfig validated(CuckooMapConfig config);
 
   const CuckooMapConfig config_;
   const std::uint64_t seed_;
@@ -1080,6 +678,33 @@ class StripedMap {
   [[no_unique_address]] Hasher hasher_;
   [[no_unique_address]] KeyEqual key_eq_;
 };
+
+}  // namespace detail
+}  // namespace cuckoo
+
+// ---- Out-of-line definitions (detail/striped_map_*.hpp) ---------------------------------
+
+#define CUCKOO_STRIPED_MAP_TEMPLATE                                                     \
+  template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual,    \
+            StripedMapFault Fault>                                                     \
+    requires HasherFor<Hasher, K>
+#define CUCKOO_STRIPED_MAP StripedMapWithFault<K, V, SlotsPerBucket, Hasher, KeyEqual, Fault>
+
+#include "striped_map_table.hpp"
+#include "striped_map_path.hpp"
+#include "striped_map_growth.hpp"
+#include "striped_map_invariants.hpp"
+
+#undef CUCKOO_STRIPED_MAP
+#undef CUCKOO_STRIPED_MAP_TEMPLATE
+
+namespace cuckoo {
+namespace detail {
+
+// The production map (no fault): what StripedConcurrentMap names.
+template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual>
+using StripedMap =
+    StripedMapWithFault<K, V, SlotsPerBucket, Hasher, KeyEqual, StripedMapFault::kNone>;
 
 }  // namespace detail
 }  // namespace cuckoo

@@ -1,0 +1,151 @@
+// CuckooMap's growth: reserve() and the all-or-nothing rebuild that insert falls back to
+// (out-of-line members of CuckooMap, cuckoo/cuckoo_map.hpp, included at its end).
+//
+// A rebuild places every item, and the pending new one, as a dry run on handles first
+// (PlanView: the same path search as insert, over a placement array), and moves items
+// only once all of them have a place. Invariants kept: a failed rebuild (no placement,
+// or std::bad_alloc) changes nothing but stats; a successful one stores exactly the
+// items that were stored (stash included) plus the pending one, each in a candidate
+// bucket under the new bucket count and seed or in the new stash. Bounds: kSeedsPerSize
+// seeds per size, kMaxGrowthSteps doublings (grow_and_insert), the slot count per rebuild.
+#pragma once
+
+#ifndef CUCKOO_MAP
+#error "map_growth.hpp holds out-of-line members of CuckooMap: include cuckoo/cuckoo_map.hpp"
+#endif
+
+namespace cuckoo {
+
+// Search adapter over the dry-run placement of a rebuild: handles instead of items.
+CUCKOO_MAP_TEMPLATE
+struct CUCKOO_MAP::PlanView {
+  std::vector<std::uint64_t>* placement;  // handle per new slot, or kNoHandle
+  const std::vector<std::uint64_t>* hashes;  // hash per handle under the new seed
+  std::uint32_t buckets;
+  std::uint32_t bucket_count() const { return buckets; }
+  bool occupied(std::uint32_t bucket, unsigned slot) const {
+    return (*placement)[slot_index(bucket, slot)] != kNoHandle;
+  }
+  std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
+    const std::uint64_t handle = (*placement)[slot_index(bucket, slot)];
+    return detail::map_alt_bucket((*hashes)[handle], bucket, buckets);
+  }
+  void move_item(detail::MapSlotRef from, detail::MapSlotRef to) {
+    std::uint64_t& source = (*placement)[slot_index(from.bucket, from.slot)];
+    (*placement)[slot_index(to.bucket, to.slot)] = source;
+    source = kNoHandle;
+  }
+};
+
+CUCKOO_MAP_TEMPLATE
+bool CUCKOO_MAP::reserve(std::size_t n) {
+  if (n > config_.max_capacity) return false;
+  // n <= max_capacity <= kMaxCapacity < 2^35: no overflow.
+  const std::uint64_t slots_needed =
+      (std::uint64_t{n} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
+  const std::uint64_t buckets_needed =
+      std::max<std::uint64_t>((slots_needed + SlotsPerBucket - 1) / SlotsPerBucket,
+                              bucket_count_ == 0 ? initial_bucket_count(config_) : 0);
+  if (buckets_needed <= bucket_count_) return true;
+  if (buckets_needed > max_bucket_count()) return false;
+  try {
+    if (rebuild_with_seeds(static_cast<std::uint32_t>(buckets_needed),
+                           static_cast<NoPending*>(nullptr))) {
+      ++stats_.growths;
+      return true;
+    }
+  } catch (const std::bad_alloc&) {
+    // Nothing changed.
+  }
+  return false;
+}
+
+CUCKOO_MAP_TEMPLATE
+template <class P>
+bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, P* pending) {
+  for (unsigned attempt = 0; attempt < kSeedsPerSize; ++attempt) {
+    const std::uint64_t seed = attempt == 0 ? seed_ : detail::mix64(seed_ + kSeedStep * attempt);
+    if (rebuild(bucket_count, seed, pending)) {
+      if (attempt != 0) ++stats_.reseeds;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Rebuilds the table with bucket_count buckets and seed, adding *pending if given.
+// Phase 1 (may fail, may throw std::bad_alloc) allocates everything and places handles
+// (old slot positions; pending is handle slots_.size()) with the same search as insert.
+// Phase 2 (cannot fail: nothrow moves only) moves the items to their planned slots and
+// moves the pending item in. Returns false, having changed nothing but stats (pending
+// included), when phase 1 cannot place every item.
+CUCKOO_MAP_TEMPLATE
+template <class P>
+bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, P* pending) {
+  const std::size_t old_positions = slots_.size();
+  const std::size_t handle_count = old_positions + (pending != nullptr ? 1 : 0);
+  const std::size_t new_table_slots = std::size_t{bucket_count} * SlotsPerBucket;
+  Slots new_slots(bucket_count, config_.huge_pages, slots_.allocator());
+  std::vector<std::uint64_t> hashes(handle_count, 0);
+  std::vector<std::uint64_t> placement(new_table_slots + kStashSlots, kNoHandle);
+  PlanView view{&placement, &hashes, bucket_count};
+  std::size_t new_stash_count = 0;
+  const auto key_of = [&](std::uint64_t handle) -> const K& {
+    return handle == old_positions ? static_cast<const K&>(pending->key)
+                                   : slots_.item(handle).first;
+  };
+  const auto place_in = [&](std::uint32_t bucket, std::uint64_t handle) {
+    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+      std::uint64_t& slot = placement[slot_index(bucket, s)];
+      if (slot == kNoHandle) {
+        slot = handle;
+        return true;
+      }
+    }
+    return false;
+  };
+
+  for (std::size_t handle = 0; handle < handle_count; ++handle) {  // bounded by the slots
+    if (handle < old_positions && !slots_.occupied(handle)) continue;
+    const std::uint64_t hash = hash_with(key_of(handle), seed);
+    hashes[handle] = hash;
+    const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count);
+    if (place_in(pair.first, handle) || place_in(pair.second, handle)) continue;
+    detail::MapCuckooPath path;
+    ++stats_.bfs_searches;
+    if (search_.find_path(view, pair.first, pair.second, config_.max_path_length, path)) {
+      detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
+      placement[slot_index(path.hops[0].bucket, path.hops[0].slot)] = handle;
+      stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
+      continue;
+    }
+    ++stats_.bfs_failures;
+    if (new_stash_count == kStashSlots) return false;
+    placement[new_table_slots + new_stash_count] = handle;
+    ++new_stash_count;
+  }
+
+  for (std::size_t pos = 0; pos < placement.size(); ++pos) {  // bounded by the slots
+    const std::uint64_t handle = placement[pos];
+    if (handle == kNoHandle) continue;
+    if (handle != old_positions) {
+      new_slots.emplace(pos, std::move(slots_.item(handle)));
+      continue;
+    }
+    if constexpr (!std::is_same_v<P, NoPending>) {
+      using KK = decltype(pending->key);
+      using VV = decltype(pending->value);
+      new_slots.emplace(pos, std::forward<KK>(pending->key), std::forward<VV>(pending->value));
+      last_slow_position_ = pos;
+    }
+  }
+  slots_.swap(new_slots);
+  bucket_count_ = bucket_count;
+  seed_ = seed;
+  stash_count_ = new_stash_count;
+  if (pending != nullptr) ++size_;
+  note_stash_level();
+  return true;
+}
+
+}  // namespace cuckoo

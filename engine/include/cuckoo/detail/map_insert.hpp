@@ -1,0 +1,198 @@
+// CuckooMap's insert beyond the hot path, and erase's stash refill: out-of-line members of
+// CuckooMap (cuckoo/cuckoo_map.hpp), included at its end. Growth and rebuilds are in
+// detail/map_growth.hpp.
+//
+// insert() of a new key tries, in order:
+//   1. a free slot in either candidate bucket (the hot path);
+//   2. a bounded breadth-first search for a cuckoo path (detail/map_search.hpp): at most
+//      config.max_path_length items each move to their other bucket, the last one into a
+//      free slot. The moves run from the end of the path backwards, so each item leaves
+//      its slot only after it has been put in its other bucket: it is never missing;
+//   3. a free stash slot;
+//   4. growth: rebuild everything into a table with twice the buckets (clamped to
+//      max_capacity). A rebuild first places every item as a dry run on handles and
+//      only moves items once all of them, the new key included, have a place; if the
+//      dry run fails, it is retried with a derived seed, then at the next doubling, at
+//      most kMaxGrowthSteps doublings and kSeedsPerSize seeds each. Growth moves the
+//      distinct keys already stored plus the new key (which was checked absent), so it
+//      can never store a key twice. If every attempt fails, or the table is already at
+//      max_capacity, insert returns kFull and nothing has changed. Growth is refused
+//      (kFull) below kMinGrowthLoadPercent load: failing to place a key in so empty a
+//      table means the hasher gives many keys the same buckets, and doubling would not
+//      help (libcuckoo's minimum_load_factor has the same role).
+// erase() empties the slot; when the stash holds items, one whose candidate bucket just
+// got a free slot moves back into the table, so the stash drains as the load falls.
+//
+// Invariants kept: every stored key is in one of its two candidate buckets or in the
+// stash at every moment (path moves run from the end of the path backwards), no key is
+// stored twice, and a refused insert (kFull, or std::bad_alloc turned into kFull)
+// changes nothing but stats and leaves the caller's arguments as they were.
+#pragma once
+
+#ifndef CUCKOO_MAP
+#error "map_insert.hpp holds out-of-line members of CuckooMap: include cuckoo/cuckoo_map.hpp"
+#endif
+
+namespace cuckoo {
+
+// Search adapter over the live table.
+CUCKOO_MAP_TEMPLATE
+struct CUCKOO_MAP::LiveView {
+  CuckooMap* map;
+  std::uint32_t bucket_count() const { return map->bucket_count_; }
+  bool occupied(std::uint32_t bucket, unsigned slot) const {
+    return map->slots_.occupied(slot_index(bucket, slot));
+  }
+  std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot) const {
+    const std::uint64_t hash = map->hash_key(map->slots_.item(slot_index(bucket, slot)).first);
+    return detail::map_alt_bucket(hash, bucket, map->bucket_count_);
+  }
+  void move_item(detail::MapSlotRef from, detail::MapSlotRef to) {
+    const std::size_t source = slot_index(from.bucket, from.slot);
+    map->slots_.emplace(slot_index(to.bucket, to.slot), std::move(map->slots_.item(source)));
+    map->slots_.reset(source);
+  }
+};
+
+CUCKOO_MAP_TEMPLATE
+template <class KK, class... Args>
+InsertResult CUCKOO_MAP::try_emplace_impl(KK&& key, Args&&... args) {
+  if (contains(key)) return InsertResult::kExists;
+  try {
+    V value(std::forward<Args>(args)...);
+    return insert_impl(std::forward<KK>(key), std::move(value), false);
+  } catch (const std::bad_alloc&) {
+    ++stats_.full_rejections;
+    return InsertResult::kFull;
+  }
+}
+
+CUCKOO_MAP_TEMPLATE
+template <class KK>
+V& CUCKOO_MAP::subscript(KK&& key) {
+  const std::uint64_t hash = hash_key(key);
+  if (const std::size_t pos = position_of(key, hash); pos != kNoPosition) {
+    return slots_.item(pos).second;
+  }
+  InsertResult result = InsertResult::kFull;
+  std::size_t slot = kNoPosition;
+  try {
+    if (bucket_count_ != 0) {
+      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+      slot = free_slot_in(pair.first);
+      if (slot == kNoPosition) slot = free_slot_in(pair.second);
+    }
+    if (slot != kNoPosition) {
+      slots_.emplace(slot, std::forward<KK>(key), V());
+      ++size_;
+      ++stats_.inserts;
+      return slots_.item(slot).second;
+    }
+    V value{};
+    if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, V&&>) {
+      result = insert_slow(Pending<KK, V>{std::forward<KK>(key), std::move(value)}, hash);
+    } else {
+      value_type item(std::forward<KK>(key), std::move(value));
+      result = insert_slow(Pending<K, V>{std::move(item.first), std::move(item.second)}, hash);
+    }
+  } catch (const std::bad_alloc&) {
+    ++stats_.full_rejections;
+  }
+  if (result != InsertResult::kInserted) {
+    throw std::length_error("CuckooMap::operator[]: the key is absent and the map is full");
+  }
+  return slots_.item(last_slow_position_).second;
+}
+
+CUCKOO_MAP_TEMPLATE
+void CUCKOO_MAP::refill_from_stash(std::uint32_t bucket) {
+  const std::size_t target = free_slot_in(bucket);
+  assert(target != kNoPosition);
+  const std::size_t stash = table_slots();
+  for (std::size_t i = 0; i < kStashSlots; ++i) {
+    const std::size_t pos = stash + i;
+    if (!slots_.occupied(pos)) continue;
+    const detail::MapBucketPair pair =
+        detail::map_buckets(hash_key(slots_.item(pos).first), bucket_count_);
+    if (pair.first == bucket || pair.second == bucket) {
+      slots_.emplace(target, std::move(slots_.item(pos)));
+      slots_.reset(pos);
+      --stash_count_;
+      return;
+    }
+  }
+}
+
+// Every step here either completes or changes nothing the caller can see: the path
+// search only reads (and may throw std::bad_alloc before anything moved); the path moves
+// are nothrow moves that keep every item in one of its buckets; the item itself goes in
+// last, by a nothrow move (insert_impl copied it beforehand where a copy could throw);
+// growth is all-or-nothing (rebuild).
+CUCKOO_MAP_TEMPLATE
+template <class KK, class VV>
+InsertResult CUCKOO_MAP::insert_slow(Pending<KK, VV>&& item, std::uint64_t hash) {
+  if (bucket_count_ != 0) {
+    const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+    LiveView view{this};
+    detail::MapCuckooPath path;
+    ++stats_.bfs_searches;
+    if (search_.find_path(view, pair.first, pair.second, config_.max_path_length, path)) {
+      detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
+      last_slow_position_ = slot_index(path.hops[0].bucket, path.hops[0].slot);
+      slots_.emplace(last_slow_position_, std::forward<KK>(item.key),
+                     std::forward<VV>(item.value));
+      stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
+      ++size_;
+      ++stats_.inserts;
+      return InsertResult::kInserted;
+    }
+    ++stats_.bfs_failures;
+    if (stash_count_ < kStashSlots) {
+      const std::size_t stash = table_slots();
+      for (std::size_t i = 0; i < kStashSlots; ++i) {
+        if (!slots_.occupied(stash + i)) {
+          last_slow_position_ = stash + i;
+          slots_.emplace(stash + i, std::forward<KK>(item.key), std::forward<VV>(item.value));
+          ++stash_count_;
+          ++size_;
+          ++stats_.inserts;
+          note_stash_level();
+          return InsertResult::kInserted;
+        }
+      }
+    }
+  }
+  return grow_and_insert(item);
+}
+
+CUCKOO_MAP_TEMPLATE
+template <class KK, class VV>
+InsertResult CUCKOO_MAP::grow_and_insert(Pending<KK, VV>& item) {
+  try {
+    const std::uint32_t initial = initial_bucket_count(config_);
+    if (bucket_count_ == 0 && rebuild_with_seeds(initial, &item)) {  // moved-from map
+      ++stats_.inserts;
+      return InsertResult::kInserted;
+    }
+    // size_ * 100 cannot overflow: size_ <= kMaxCapacity + kStashSlots < 2^35.
+    const bool worth_growing =
+        size_ * 100 >= std::size_t{kMinGrowthLoadPercent} * table_slots();
+    std::uint32_t target = std::max(bucket_count_, initial);
+    for (unsigned step = 0; worth_growing && step < kMaxGrowthSteps; ++step) {
+      if (target >= max_bucket_count()) break;
+      target = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(std::uint64_t{target} * 2, max_bucket_count()));
+      if (rebuild_with_seeds(target, &item)) {
+        ++stats_.growths;
+        ++stats_.inserts;
+        return InsertResult::kInserted;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    // A rebuild allocates everything before it moves anything: nothing changed.
+  }
+  ++stats_.full_rejections;
+  return InsertResult::kFull;
+}
+
+}  // namespace cuckoo

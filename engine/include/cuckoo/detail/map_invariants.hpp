@@ -1,0 +1,100 @@
+// CuckooMap's checks (out-of-line members of CuckooMap, cuckoo/cuckoo_map.hpp, included
+// at its end): check_config(), which every constructor and deserialize() run before
+// allocating, and check_invariants(), the verification suite's check of the invariant
+// in the design comment (every key in a candidate bucket or the stash, no key twice,
+// counts matching the slots). Both only read.
+#pragma once
+
+#ifndef CUCKOO_MAP
+#error "map_invariants.hpp holds out-of-line members of CuckooMap: include cuckoo/cuckoo_map.hpp"
+#endif
+
+namespace cuckoo {
+
+CUCKOO_MAP_TEMPLATE
+auto CUCKOO_MAP::check_config(const CuckooMapConfig& config) -> std::optional<ConfigProblem> {
+  const auto problem = [](const char* field, const std::string& message) {
+    return std::optional<ConfigProblem>(ConfigProblem{field, message});
+  };
+  const std::string b = std::to_string(SlotsPerBucket);
+  if (config.initial_capacity == 0) return problem("initial_capacity", "is 0, must be >= 1");
+  if (config.max_capacity < SlotsPerBucket) {
+    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
+                                       ", must hold at least one bucket of " + b + " slots");
+  }
+  if (config.max_capacity > kMaxCapacity) {
+    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
+                                       ", must be at most kMaxCapacity = " +
+                                       std::to_string(kMaxCapacity) + " slots");
+  }
+  if (config.max_capacity > Slots::kMaxPositions - kStashSlots) {
+    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
+                                       " slots, more bytes than can be allocated");
+  }
+  if (config.initial_capacity > config.max_capacity) {
+    return problem("initial_capacity", "is " + std::to_string(config.initial_capacity) +
+                                           ", exceeds max_capacity " +
+                                           std::to_string(config.max_capacity));
+  }
+  if (initial_bucket_count(config) > config.max_capacity / SlotsPerBucket) {
+    return problem("initial_capacity",
+                   "is " + std::to_string(config.initial_capacity) + ", rounded up to whole " +
+                       b + "-slot buckets it exceeds max_capacity " +
+                       std::to_string(config.max_capacity));
+  }
+  if (config.max_path_length == 0 || config.max_path_length > kMaxPathLength) {
+    return problem("max_path_length", "is " + std::to_string(config.max_path_length) +
+                                          ", must be in 1.." + std::to_string(kMaxPathLength));
+  }
+  return std::nullopt;
+}
+
+CUCKOO_MAP_TEMPLATE
+std::string CUCKOO_MAP::check_invariants() const {
+  if (bucket_count_ == 0) {
+    return slots_.empty() && size_ == 0 && stash_count_ == 0
+               ? std::string()
+               : std::string("a map without buckets holds slots or items");
+  }
+  if (slots_.size() != table_slots() + kStashSlots) {
+    return "slot array has " + std::to_string(slots_.size()) + " slots, expected " +
+           std::to_string(table_slots() + kStashSlots);
+  }
+  std::size_t items = 0;
+  std::size_t stashed = 0;
+  for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
+    if (!slots_.occupied(pos)) continue;
+    ++items;
+    const std::uint64_t hash = hash_key(slots_.item(pos).first);
+    if (pos < table_slots()) {
+      const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
+      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+      if (bucket != pair.first && bucket != pair.second) {
+        return "the key at slot " + std::to_string(pos) + " is in bucket " +
+               std::to_string(bucket) + ", its candidate buckets are " +
+               std::to_string(pair.first) + " and " + std::to_string(pair.second);
+      }
+    } else {
+      ++stashed;
+    }
+  }
+  if (items != size_) {
+    return std::to_string(items) + " slots hold items, size() is " + std::to_string(size_);
+  }
+  if (stashed != stash_count_) {
+    return std::to_string(stashed) + " stash slots hold items, the stash count is " +
+           std::to_string(stash_count_);
+  }
+  for (std::size_t pos = 0; pos < slots_.size(); ++pos) {
+    if (!slots_.occupied(pos)) continue;
+    const std::size_t found = position_of(slots_.item(pos).first, hash_key(slots_.item(pos).first));
+    if (found != pos) {
+      return "the key at slot " + std::to_string(pos) +
+             (found == kNoPosition ? std::string(" is not found by a lookup")
+                                   : " is also stored at slot " + std::to_string(found));
+    }
+  }
+  return {};
+}
+
+}  // namespace cuckoo

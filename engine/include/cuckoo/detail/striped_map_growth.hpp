@@ -1,0 +1,178 @@
+// StripedMapWithFault's exclusive insert and growth (out-of-line members, included at
+// the end of detail/striped_map.hpp).
+//
+// exclusive insert (insert_exclusive): every stripe held, so the table is quiescent:
+//   search the buckets for the key, a free slot, a cuckoo path (moved directly), then
+//   growth: rebuild into twice the buckets (at most kMaxGrowthSteps doublings, clamped to
+//   max_capacity), all or nothing (a dry run places handles first, as CuckooMap's
+//   rebuild), and publish the new table. kFull if the table may not or cannot grow
+//   (max_capacity, growth bounds, load below kMinGrowthLoadPercent, std::bad_alloc):
+//   then nothing changed.
+//
+// Retired tables. A growth does not free the replaced Table: its items are moved out and
+// its item storage freed at once, but the Table object and its slot words stay until the
+// map is destroyed, because a lock-free path search may still be reading them (it finds
+// out at validation that the table was replaced). Every growth at least doubles the
+// bucket count (reserve included: reserve(n) grows to max(what n needs, twice the
+// current table)), so each table is at most half the next and the retired words take
+// less than the live table's words: retired_bytes() < 8 bytes per live slot, whatever
+// the call pattern (a reserve(size() + 1) loop included). (libcuckoo keeps its replaced
+// lock arrays the same way.) This is what makes a pointer read from table_ safe to
+// dereference at any time without reference counting. memory_bytes() and
+// retired_bytes() report the accounting.
+//
+// Invariants kept: everything here runs with every stripe held; a rebuild places every
+// item on handles before it moves any, so a refused growth (no placement, or
+// std::bad_alloc) changes nothing; the new table is published by one release store.
+// Bounds: kMaxGrowthSteps doublings per insert, the slot count per rebuild.
+#pragma once
+
+#ifndef CUCKOO_STRIPED_MAP
+#error "striped_map_growth.hpp holds out-of-line members of StripedMapWithFault: include detail/striped_map.hpp"
+#endif
+
+namespace cuckoo {
+namespace detail {
+
+// The exclusive insert: every stripe held, the table quiescent (only lock-free
+// searches read its words). Locks held on return: none.
+CUCKOO_STRIPED_MAP_TEMPLATE
+template <class KK, class VV, class Present>
+InsertResult CUCKOO_STRIPED_MAP::insert_exclusive(KK&& key, VV&& value, std::uint64_t hash,
+                                                Present& assign) {
+  const MapStripeGuard all(stripes_, kAllStripes);
+  count(Counter::kExclusiveInserts);
+  Table& t = live_table();
+  const MapBucketPair pair = map_buckets(hash, t.bucket_count);
+  std::size_t pos = position_in(t, pair, key);
+  if (pos != kNoPosition) return settle_present(t, pos, pair, std::forward<VV>(value), assign);
+  pos = free_position(t, pair);
+  if (pos != kNoPosition) {
+    return place_new(t, pos, pair, std::forward<KK>(key), std::forward<VV>(value));
+  }
+  try {
+    MapCuckooPath path;
+    WordView view{&t};
+    if (thread_search().find_path(view, pair.first, pair.second, config_.max_path_length,
+                                  path)) {
+      MapPathSearch<SlotsPerBucket>::apply(view, path);
+      return place_new(t, slot_index(path.hops[0]), pair, std::forward<KK>(key),
+                       std::forward<VV>(value));
+    }
+    // Growth. Refused below kMinGrowthLoadPercent, as CuckooMap: so empty a table that
+    // has no path means the hasher gives many keys the same buckets.
+    const std::size_t items = stripes_.item_count();  // exact: every stripe held
+    const bool worth_growing = items * 100 >= std::size_t{kMinGrowthLoadPercent} * t.slots.size();
+    if (worth_growing) {
+      // The item is moved in only once the new table has its place, so a refused
+      // insert leaves the caller's key and value untouched. Where a copy can throw it
+      // is made first, before any item moves (moves are nothrow).
+      if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, VV&&>) {
+        if (grow_and_place(std::forward<KK>(key), std::forward<VV>(value), hash)) {
+          return InsertResult::kInserted;
+        }
+      } else {
+        value_type item(std::forward<KK>(key), std::forward<VV>(value));
+        if (grow_and_place(std::move(item.first), std::move(item.second), hash)) {
+          return InsertResult::kInserted;
+        }
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    // Searches and rebuilds allocate before they change anything: nothing changed.
+  }
+  count(Counter::kFullRejections);
+  return InsertResult::kFull;
+}
+
+// Growth for an insert: at most kMaxGrowthSteps doublings (clamped to max_capacity)
+// until the items and the new key fit; the key and value are moved in only then.
+// Returns false, having changed nothing, when no size fits. May throw std::bad_alloc
+// before anything changed. REQUIRES: every stripe held; the move from KK and VV is
+// nothrow.
+CUCKOO_STRIPED_MAP_TEMPLATE
+template <class KK, class VV>
+bool CUCKOO_STRIPED_MAP::grow_and_place(KK&& key, VV&& value, std::uint64_t hash) {
+  std::uint32_t target = live_table().bucket_count;
+  for (unsigned step = 0; step < kMaxGrowthSteps; ++step) {
+    if (target >= max_bucket_count()) break;
+    target = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(std::uint64_t{target} * 2, max_bucket_count()));
+    std::size_t pos = kNoPosition;
+    if (grow_to(target, true, hash, &pos)) {
+      live_table().fill_slot(pos, map_buckets(hash, target), std::forward<KK>(key),
+                             std::forward<VV>(value));
+      stripes_.add_items(0, 1);  // every stripe is held
+      count(Counter::kInserts);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Rebuilds the live table into `buckets` buckets, making room for one pending item
+// (whose hash is pending_hash) if with_pending, and publishes the new table; the
+// pending item's slot is stored in *pending_pos, empty, for the caller to fill. All or
+// nothing: a dry run on handles (old slot positions; the pending item is handle
+// old_slots) places every item first; returns false, having changed nothing, if it
+// cannot. May throw std::bad_alloc before anything changed. REQUIRES: every stripe
+// held.
+CUCKOO_STRIPED_MAP_TEMPLATE
+bool CUCKOO_STRIPED_MAP::grow_to(std::uint32_t buckets, bool with_pending,
+                                 std::uint64_t pending_hash, std::size_t* pending_pos) {
+  Table& old = live_table();
+  const std::size_t old_slots = old.slots.size();
+  const std::size_t handle_count = old_slots + (with_pending ? 1 : 0);
+  const std::size_t new_slots = std::size_t{buckets} * SlotsPerBucket;
+  std::vector<std::uint64_t> hashes(handle_count, 0);
+  std::vector<std::uint64_t> placement(new_slots, kNoHandle);
+  PlanView view{&placement, &hashes, buckets};
+  const auto place_in = [&](std::uint32_t bucket, std::uint64_t handle) {
+    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+      std::uint64_t& slot = placement[slot_index(bucket, s)];
+      if (slot == kNoHandle) {
+        slot = handle;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (std::size_t handle = 0; handle < handle_count; ++handle) {  // bounded by the slots
+    if (handle < old_slots && !old.slots[handle].has_value()) continue;
+    const std::uint64_t hash =
+        handle == old_slots ? pending_hash : hash_key(old.slots[handle]->first);
+    hashes[handle] = hash;
+    const MapBucketPair pair = map_buckets(hash, buckets);
+    if (place_in(pair.first, handle) || place_in(pair.second, handle)) continue;
+    MapCuckooPath path;
+    if (!thread_search().find_path(view, pair.first, pair.second, config_.max_path_length,
+                                   path)) {
+      return false;
+    }
+    MapPathSearch<SlotsPerBucket>::apply(view, path);
+    placement[slot_index(path.hops[0])] = handle;
+  }
+  auto fresh = std::make_unique<Table>(buckets);
+  tables_.reserve(tables_.size() + 1);
+  // Nothing below throws: move the items.
+  for (std::size_t pos = 0; pos < new_slots; ++pos) {
+    const std::uint64_t handle = placement[pos];
+    if (handle == kNoHandle) continue;
+    if (handle == old_slots) {
+      *pending_pos = pos;  // filled by the caller once the table is published
+      continue;
+    }
+    fresh->fill_slot(pos, map_buckets(hashes[handle], buckets), std::move(*old.slots[handle]));
+  }
+  // Retire the old table: its items are gone; its words stay for lock-free readers.
+  std::vector<Slot>().swap(old.slots);
+  tables_.push_back(std::move(fresh));
+  // release: publishes the new table's contents to lock-free readers (acquire loads);
+  // lockers are ordered by the stripe locks we hold.
+  table_.store(tables_.back().get(), std::memory_order_release);
+  count(Counter::kGrowths);
+  return true;
+}
+
+}  // namespace detail
+}  // namespace cuckoo
