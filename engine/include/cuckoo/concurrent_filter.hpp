@@ -170,7 +170,10 @@ concept ConcurrentFilterLike =
 // Coarse design.
 
 template <class Hasher = DefaultHasher>
-class BasicCoarseConcurrentFilter {
+class BasicCoarseConcurrentFilter
+    : public detail::FilterKeyOps<BasicCoarseConcurrentFilter<Hasher>, Hasher> {
+  using KeyOps = detail::FilterKeyOps<BasicCoarseConcurrentFilter, Hasher>;
+
  public:
   using Filter = BasicCuckooFilter<Hasher>;
   using Placement = CuckooFilterPlacement;
@@ -189,37 +192,15 @@ class BasicCoarseConcurrentFilter {
   BasicCoarseConcurrentFilter(const BasicCoarseConcurrentFilter&) = delete;
   BasicCoarseConcurrentFilter& operator=(const BasicCoarseConcurrentFilter&) = delete;
 
-  // ---- Key-level operations: hash the key (no lock), then the hash-level operation.
-
-  // As CuckooFilter::insert. Write mode. Locks on return: none.
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  InsertResult insert(const Key& key) {
-    return insert_hash(hash_of(key));
-  }
-  // As CuckooFilter::contains. Read mode. Locks on return: none.
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  bool contains(const Key& key) const {
-    return contains_hash(hash_of(key));
-  }
-  // As CuckooFilter::erase (REQUIRES: key was inserted). Write mode. Locks on return: none.
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  bool erase(const Key& key) {
-    return erase_hash(hash_of(key));
-  }
-  // No lock: the hasher and the seed are immutable.
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  std::uint64_t hash_of(const Key& key) const {
-    return filter_.hash_of(key);
-  }
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  unsigned max_copies(const Key& key) const {
-    return filter_.max_copies(key);
-  }
+  // ---- Key-level operations (detail/filter_key_ops.hpp), as CuckooFilter's: hash the
+  // key (no lock), then the hash-level operation below. insert and erase run in write
+  // mode, contains in read mode; locks on return: none. erase REQUIRES: key was
+  // inserted.
+  using KeyOps::contains;
+  using KeyOps::erase;
+  using KeyOps::hash_of;
+  using KeyOps::insert;
+  using KeyOps::max_copies;
 
   // ---- Hash-level operations. Each is one critical section of the elided lock: a
   // transaction (no lock held) or the MCS fallback lock; released on return.
@@ -268,6 +249,7 @@ class BasicCoarseConcurrentFilter {
   unsigned fingerprint_bits() const noexcept { return filter_.fingerprint_bits(); }
   unsigned max_kicks() const noexcept { return filter_.max_kicks(); }
   std::uint64_t seed() const noexcept { return filter_.seed(); }
+  const Hasher& hasher() const noexcept { return filter_.hasher(); }
 
  private:
   static const CuckooFilterConfig& validated(const CuckooFilterConfig& config,
@@ -342,7 +324,10 @@ inline std::pair<CuckooFilterShape, std::size_t> validate_striped_filter(
 // verification suite uses to build broken variants. Production code uses
 // cuckoo::BasicStripedConcurrentFilter below, which fixes Policy to StripedFilterPolicy.
 template <class Hasher, class Policy>
-class BasicStripedConcurrentFilter {
+class BasicStripedConcurrentFilter
+    : public FilterKeyOps<BasicStripedConcurrentFilter<Hasher, Policy>, Hasher> {
+  using KeyOps = FilterKeyOps<BasicStripedConcurrentFilter, Hasher>;
+
  public:
   using Placement = CuckooFilterPlacement;
   using Stats = StripedFilterStats;
@@ -363,34 +348,14 @@ class BasicStripedConcurrentFilter {
   BasicStripedConcurrentFilter(const BasicStripedConcurrentFilter&) = delete;
   BasicStripedConcurrentFilter& operator=(const BasicStripedConcurrentFilter&) = delete;
 
-  // ---- Key-level operations: hash the key (no lock), then the hash-level operation.
-
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  InsertResult insert(const Key& key) {
-    return insert_hash(hash_of(key));
-  }
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  bool contains(const Key& key) const {
-    return contains_hash(hash_of(key));
-  }
-  // REQUIRES: key was inserted (the cuckoo filter caveat).
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  bool erase(const Key& key) {
-    return erase_hash(hash_of(key));
-  }
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  std::uint64_t hash_of(const Key& key) const {
-    return seeded_hash(hasher_, key, seed_);
-  }
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  unsigned max_copies(const Key& key) const {
-    return max_copies_of_hash(hash_of(key));
-  }
+  // ---- Key-level operations (detail/filter_key_ops.hpp), as CuckooFilter's: hash the
+  // key (no lock), then the hash-level operation below. erase REQUIRES: key was inserted
+  // (the cuckoo filter caveat).
+  using KeyOps::contains;
+  using KeyOps::erase;
+  using KeyOps::hash_of;
+  using KeyOps::insert;
+  using KeyOps::max_copies;
 
   // ---- Hash-level operations. Locks held inside each: see the top of this file and
   // detail/striped_filter.hpp; on return: none.

@@ -91,6 +91,8 @@
 #include <utility>
 #include <vector>
 
+#include "detail/filter_hash_rule.hpp"
+#include "detail/filter_key_ops.hpp"
 #include "detail/packed_table.hpp"
 #include "detail/rng.hpp"
 #include "detail/serial.hpp"
@@ -157,15 +159,8 @@ struct CuckooFilterConfig {
   }
 };
 
-// Where an item lives: its two candidate buckets (equal when it has only one) and its
-// fingerprint (never 0). Also the form of a stash entry, whose bucket1 is one of its
-// buckets and bucket2 = alt_bucket(bucket1, fingerprint).
-struct CuckooFilterPlacement {
-  std::uint32_t bucket1 = 0;
-  std::uint32_t bucket2 = 0;
-  std::uint32_t fingerprint = 0;
-  friend bool operator==(const CuckooFilterPlacement&, const CuckooFilterPlacement&) = default;
-};
+// CuckooFilterPlacement, where an item lives (its two buckets and its fingerprint), is
+// defined beside the placement rule in detail/filter_hash_rule.hpp.
 
 // Counters since construction, clear() or the serialization they were read from.
 struct CuckooFilterStats {
@@ -192,7 +187,10 @@ namespace cuckoo {
 // move assignment and swap take the other filter's memory together with the allocator
 // that owns it (the filter never moves fingerprints between allocators one by one).
 template <class Hasher = DefaultHasher, class Allocator = std::allocator<std::uint8_t>>
-class BasicCuckooFilter {
+class BasicCuckooFilter
+    : public detail::FilterKeyOps<BasicCuckooFilter<Hasher, Allocator>, Hasher> {
+  using KeyOps = detail::FilterKeyOps<BasicCuckooFilter, Hasher>;
+
  public:
   using Placement = CuckooFilterPlacement;
   using Stats = CuckooFilterStats;
@@ -218,27 +216,27 @@ class BasicCuckooFilter {
   using allocator_type = Allocator;
   allocator_type get_allocator() const noexcept { return allocator_type(table_.allocator()); }
 
-  // ---- Key-level operations. A key is anything the Hasher accepts (DefaultHasher:
-  // any std::integral, std::string_view, std::string, const char*). Each hashes the key
-  // once and calls the hash-level operation below.
-
-  // Stores one more copy of key. Returns kInserted (possibly after moving some other
-  // fingerprint to the stash), kDuplicateLimit if max_copies(key) copies are already
-  // stored, or kFull if the item fits in neither bucket and the stash is full. On
-  // kDuplicateLimit and kFull the contents are unchanged (only stats() move).
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  InsertResult insert(const Key& key) {
-    return insert_hash(hash_of(key));
-  }
-
-  // True if key may be present: always true for a key inserted and not erased; true for
-  // other keys with probability about load_factor() * 2b / 2^f.
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  bool contains(const Key& key) const {
-    return contains_hash(hash_of(key));
-  }
+  // ---- Key-level operations (detail/filter_key_ops.hpp). A key is anything the Hasher
+  // accepts (DefaultHasher: any std::integral or enum, std::string_view, std::string,
+  // const char*). Each hashes the key once and calls the hash-level operation below:
+  //   insert(key): stores one more copy of key. Returns kInserted (possibly after moving
+  //     some other fingerprint to the stash), kDuplicateLimit if max_copies(key) copies
+  //     are already stored, or kFull if the item fits in neither bucket and the stash is
+  //     full. On kDuplicateLimit and kFull the contents are unchanged (only stats() move).
+  //   contains(key): true if key may be present: always true for a key inserted and not
+  //     erased; true for other keys with probability about load_factor() * 2b / 2^f.
+  //   erase(key): removes one copy of key's fingerprint from its buckets or the stash.
+  //     Returns false (nothing changed) if there is none. REQUIRES (for the
+  //     no-false-negative guarantee of other keys): key was inserted; see the caveat in
+  //     the design comment.
+  //   max_copies(key): the most copies of key the filter stores: 2b, or b when both
+  //     buckets coincide.
+  //   hash_of(key): the 64-bit hash the operations derive buckets and fingerprint from.
+  using KeyOps::contains;
+  using KeyOps::erase;
+  using KeyOps::hash_of;
+  using KeyOps::insert;
+  using KeyOps::max_copies;
 
   // Batched contains(): results[i] = contains(keys[i]) for every i < keys.size(), same
   // answers, faster for many keys in a large table (see "Batched lookup" above). Entries
@@ -284,22 +282,6 @@ class BasicCuckooFilter {
         }
       }
     });
-  }
-
-  // Removes one copy of key's fingerprint from its buckets or the stash. Returns false
-  // (nothing changed) if there is none. REQUIRES (for the no-false-negative guarantee of
-  // other keys): key was inserted; see the caveat in the design comment.
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  bool erase(const Key& key) {
-    return erase_hash(hash_of(key));
-  }
-
-  // The 64-bit hash the operations derive buckets and fingerprint from.
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  std::uint64_t hash_of(const Key& key) const {
-    return seeded_hash(hasher_, key, seed_);
   }
 
   // ---- Hash-level operations: the same as the key-level ones for a key whose hash is h.
@@ -387,10 +369,7 @@ class BasicCuckooFilter {
   // ---- Introspection, public for the verification suite (model checks, audit, fuzz).
 
   [[gnu::always_inline]] Placement placement_of_hash(std::uint64_t h) const noexcept {
-    const auto i1 = detail::reduce32(static_cast<std::uint32_t>(h >> 32), bucket_count());
-    auto fp = static_cast<std::uint32_t>(h & fp_mask_);
-    if (fp == 0) fp = 1;
-    return {i1, alt_bucket(i1, fp), fp};
+    return rule_.placement(h);
   }
 
   template <class Key>
@@ -402,15 +381,9 @@ class BasicCuckooFilter {
   // The other bucket of a fingerprint stored in bucket i; an involution in i.
   // REQUIRES: i < bucket_count().
   std::uint32_t alt_bucket(std::uint32_t i, std::uint32_t fp) const noexcept {
-    return alt_bucket_for(bucket_count(), i, fp);
+    return rule_.alt_bucket(i, fp);
   }
 
-  // The most copies of key the filter stores: 2b, or b when both buckets coincide.
-  template <class Key>
-    requires HasherFor<Hasher, Key>
-  unsigned max_copies(const Key& key) const {
-    return max_copies_of(placement(key));
-  }
   unsigned max_copies_of_hash(std::uint64_t h) const noexcept {
     return max_copies_of(placement_of_hash(h));
   }
@@ -472,19 +445,9 @@ class BasicCuckooFilter {
         seed_(seed ? *seed : random_seed()),
         table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits, huge_pages,
                alloc),
-        fp_mask_(fingerprint_mask(shape.fingerprint_bits)),
+        rule_(shape.bucket_count, shape.fingerprint_bits),
         max_kicks_(shape.max_kicks),
         probe_shape_(probe_shape_for(shape.fingerprint_bits, shape.slots_per_bucket)) {}
-
-  static constexpr std::uint64_t fingerprint_mask(unsigned bits) noexcept {
-    return (std::uint64_t{1} << bits) - 1;
-  }
-
-  static std::uint32_t alt_bucket_for(std::uint32_t n, std::uint32_t i, std::uint32_t fp) noexcept {
-    assert(i < n);
-    const auto t = detail::reduce32(static_cast<std::uint32_t>(detail::mix64(fp) >> 32), n);
-    return t >= i ? t - i : n - i + t;  // (t - i) mod n without overflow
-  }
 
   unsigned max_copies_of(const Placement& p) const noexcept {
     return p.bucket1 == p.bucket2 ? table_.slots() : 2 * table_.slots();
@@ -637,7 +600,7 @@ class BasicCuckooFilter {
   Hasher hasher_;
   std::uint64_t seed_;
   detail::BasicPackedTable<Allocator> table_;
-  std::uint64_t fp_mask_;
+  detail::FilterHashRule rule_;  // placement of a hash: buckets and fingerprint
   unsigned max_kicks_;
   ProbeShape probe_shape_;
   std::uint64_t size_ = 0;

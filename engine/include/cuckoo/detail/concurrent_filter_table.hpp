@@ -1,12 +1,8 @@
-// Storage of the striped concurrent filter (internal): the placement rule shared with
-// BasicCuckooFilter, a bucket table of atomic 64-bit words, and the lock-protected stash.
-//
-// Placement. FilterHashRule derives (bucket1, bucket2, fingerprint) from a 64-bit hash
-// exactly as BasicCuckooFilter does (see the design comment of cuckoo_filter.hpp):
-// i1 = reduce32(h >> 32, n), fp = h & (2^f - 1) or 1 if that is 0, alt_bucket(i, fp) =
-// (reduce32(mix64(fp) >> 32, n) - i) mod n. So an item has the same buckets and
-// fingerprint in the concurrent and the single-threaded filter of one configuration and
-// seed (a test checks this).
+// Storage of the striped concurrent filter (internal): a bucket table of atomic 64-bit
+// words and the lock-protected stash. Items are placed by BasicCuckooFilter's own rule
+// (detail::FilterHashRule, detail/filter_hash_rule.hpp), so an item has the same buckets
+// and fingerprint in the concurrent and the single-threaded filter of one configuration
+// and seed.
 //
 // Why not detail::PackedTable. The packed table lets an f-bit field straddle bytes and
 // words shared with the neighbouring bucket, and writes by read-modify-write of 8 bytes
@@ -54,37 +50,10 @@
 
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/detail/concurrent_filter_locks.hpp"
+#include "cuckoo/detail/filter_hash_rule.hpp"
 #include "cuckoo/hash.hpp"
 
 namespace cuckoo::detail {
-
-// BasicCuckooFilter's derivation of buckets and fingerprint from a hash.
-class FilterHashRule {
- public:
-  FilterHashRule(std::uint32_t bucket_count, unsigned fingerprint_bits) noexcept
-      : bucket_count_(bucket_count), fp_mask_((std::uint64_t{1} << fingerprint_bits) - 1) {}
-
-  CuckooFilterPlacement placement(std::uint64_t h) const noexcept {
-    const auto i1 = reduce32(static_cast<std::uint32_t>(h >> 32), bucket_count_);
-    auto fp = static_cast<std::uint32_t>(h & fp_mask_);
-    if (fp == 0) fp = 1;
-    return {i1, alt_bucket(i1, fp), fp};
-  }
-
-  // The other bucket of a fingerprint stored in bucket i; an involution in i.
-  // REQUIRES: i < bucket_count.
-  std::uint32_t alt_bucket(std::uint32_t i, std::uint32_t fp) const noexcept {
-    assert(i < bucket_count_);
-    const auto t = reduce32(static_cast<std::uint32_t>(mix64(fp) >> 32), bucket_count_);
-    return t >= i ? t - i : bucket_count_ - i + t;  // (t - i) mod n without overflow
-  }
-
-  std::uint32_t bucket_count() const noexcept { return bucket_count_; }
-
- private:
-  std::uint32_t bucket_count_;
-  std::uint64_t fp_mask_;
-};
 
 class AtomicBucketTable {
  public:

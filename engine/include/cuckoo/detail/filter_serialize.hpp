@@ -89,7 +89,7 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
   detail::require_consistent(stash_size <= kStashSlots,
                              "stash_size is " + std::to_string(stash_size) + ", at most " +
                                  std::to_string(kStashSlots));
-  const std::uint64_t fp_max = fingerprint_mask(shape.fingerprint_bits);
+  const std::uint64_t fp_max = detail::FilterHashRule::fingerprint_mask(shape.fingerprint_bits);
   std::array<Placement, kStashSlots> stash{};
   for (unsigned k = 0; k < stash_size; ++k) {
     Placement& e = stash[k];
@@ -103,7 +103,7 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
     detail::require_consistent(e.bucket1 < buckets,
                                which + "bucket1 " + std::to_string(e.bucket1) +
                                    " is not below bucket_count");
-    detail::require_consistent(e.bucket2 == alt_bucket_for(buckets, e.bucket1, e.fingerprint),
+    detail::require_consistent(e.bucket2 == detail::FilterHashRule::alt_bucket_in(buckets, e.bucket1, e.fingerprint),
                                which + "bucket2 " + std::to_string(e.bucket2) +
                                    " is not alt_bucket(bucket1, fingerprint)");
   }

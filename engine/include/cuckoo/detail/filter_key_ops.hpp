@@ -1,0 +1,78 @@
+// The key-level operations of every filter (internal): hash the key once, then call the
+// filter's hash-level operation. BasicCuckooFilter and both concurrent filters derive
+// from FilterKeyOps (CRTP), so this forwarding, and the seeding rule it uses
+// (seeded_hash, hash.hpp), is written once.
+//
+// A Derived filter provides:
+//     const Hasher& hasher() const;  std::uint64_t seed() const;   (immutable)
+//     InsertResult insert_hash(std::uint64_t);  bool contains_hash(std::uint64_t) const;
+//     bool erase_hash(std::uint64_t);  unsigned max_copies_of_hash(std::uint64_t) const;
+// Thread safety and locking are the Derived filter's: hashing reads only the hasher and
+// the seed, which never change, so it takes no lock; each call then holds whatever locks
+// the hash-level operation holds, and none on return.
+#pragma once
+
+#include <cstdint>
+
+#include "cuckoo/hash.hpp"
+#include "cuckoo/status.hpp"
+
+namespace cuckoo::detail {
+
+template <class Derived, class Hasher>
+class FilterKeyOps {
+ public:
+  // A key is anything the Hasher accepts (DefaultHasher: any std::integral or enum,
+  // std::string_view, std::string, const char*).
+
+  // Stores one more copy of key. Returns kInserted, kDuplicateLimit if max_copies(key)
+  // copies are already stored, or kFull if there is no room; on kDuplicateLimit and
+  // kFull the contents are unchanged.
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  InsertResult insert(const Key& key) {
+    return self().insert_hash(hash_of(key));
+  }
+
+  // True if key may be present: always true for a key inserted and not erased (no false
+  // negatives); true for other keys with probability about load * 2b / 2^f.
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  bool contains(const Key& key) const {
+    return self().contains_hash(hash_of(key));
+  }
+
+  // Removes one copy of key's fingerprint. Returns false (nothing changed) if there is
+  // none. REQUIRES (for the no-false-negative guarantee of other keys): key was inserted.
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  bool erase(const Key& key) {
+    return self().erase_hash(hash_of(key));
+  }
+
+  // The most copies of key the filter stores: 2b, or b when both buckets coincide.
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  unsigned max_copies(const Key& key) const {
+    return self().max_copies_of_hash(hash_of(key));
+  }
+
+  // The 64-bit hash the operations derive buckets and fingerprint from.
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  std::uint64_t hash_of(const Key& key) const {
+    return seeded_hash(self().hasher(), key, self().seed());
+  }
+
+ protected:
+  FilterKeyOps() = default;
+  FilterKeyOps(const FilterKeyOps&) = default;
+  FilterKeyOps& operator=(const FilterKeyOps&) = default;
+  ~FilterKeyOps() = default;
+
+ private:
+  Derived& self() noexcept { return static_cast<Derived&>(*this); }
+  const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+};
+
+}  // namespace cuckoo::detail
