@@ -16,6 +16,7 @@
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/cuckoo_map.hpp"
+#include "cuckoo/smart_cuckoo.hpp"
 #include "support/placed_hasher.hpp"
 
 namespace {
@@ -23,6 +24,16 @@ namespace {
 using cuckoo::InsertResult;
 
 using cuckoo::test::PlacedHasher;
+using ClassicLayout = cuckoo::ClassicCuckoo<std::uint64_t, std::uint64_t, PlacedHasher>;
+
+// Puts `key` at candidate buckets (p0, p1) of a two-table layout with 4 buckets a table
+// (ClassicCuckoo's, which SmartCuckoo shares).
+void place_in_two_tables(const PlacedHasher& hasher, std::uint64_t key, std::uint32_t p0,
+                         std::uint32_t p1) {
+  const std::optional<std::uint64_t> h = ClassicLayout::hash_with_positions(p0, p1, 4);
+  ASSERT_TRUE(h.has_value());
+  hasher.place(key, *h);
+}
 
 // ClassicCuckoo, table_size 4, max_kicks 5, kReport. Keys A (p0 0, p1 0), B (0, 1),
 // C (0, 1), D (0, 1):
@@ -33,19 +44,16 @@ using cuckoo::test::PlacedHasher;
 //      kFull. record_walk counts max_kicks for the failed walk.
 // Histogram bucket i holds walks of [2^(i-1), 2^i) kicks: 0 kicks -> 0, 1 -> 1, 5 -> 3.
 TEST(Statistics, ClassicCuckooKickCountsAndHistogram) {
-  using Classic = cuckoo::ClassicCuckoo<std::uint64_t, std::uint64_t, PlacedHasher>;
   cuckoo::ClassicCuckooConfig config;
   config.capacity = 8;
   config.max_kicks = 5;
   config.on_failure = cuckoo::OnInsertFailure::kReport;
   config.seed = 1;
   PlacedHasher hasher;
-  Classic table(config, hasher);
+  ClassicLayout table(config, hasher);
   ASSERT_EQ(table.table_size(), 4U);
   const auto place = [&](std::uint64_t key, std::uint32_t p0, std::uint32_t p1) {
-    const std::optional<std::uint64_t> h = Classic::hash_with_positions(p0, p1, 4);
-    ASSERT_TRUE(h.has_value());
-    (*hasher.placed)[key] = *h;
+    place_in_two_tables(hasher, key, p0, p1);
   };
   place(1, 0, 0);
   place(2, 0, 1);
@@ -210,6 +218,85 @@ TEST(Statistics, CuckooFilterKickWalksStashAndRejections) {
   EXPECT_EQ(copies.stats().duplicate_rejections, 1U);
   EXPECT_EQ(copies.stats().inserts, 2U);
   EXPECT_EQ(copies.stats().kick_walks, 0U);
+}
+
+// SmartCuckoo, table_size 4 (vertices T0 0..3, T1 4..7), stash_capacity 1. Key (p0, p1)
+// has candidate vertices a = p0, b = 4 + p1 (the layout is ClassicCuckoo's, so its
+// hash_with_positions places keys). Following smart_cuckoo.hpp's place():
+//   A (0,0)  v+2: A at 0.                                   subgraph {0,4}
+//   B (1,1)  v+2: B at 1.                                   subgraph {1,5}
+//   C (0,1)  a=0 in {0,4}, b=5 in {1,5}, both trees: two non-maximal; 0 is full and 5
+//            free, so C takes 5 with no kick. Union {0,1,4,5}: 3 edges, a tree.
+//   D (0,1)  same tree: one non-maximal; 5 is full, so the walk starts at 0: A moves
+//            to 4 (1 kick). 4 edges on 4 vertices: maximal.
+//   E (2,2)  v+2: E at 2.                                   subgraph {2,6}
+//   F (2,0)  a=2 in the tree {2,6}, b=4 in the maximal one: non-maximal and maximal;
+//            the walk enters the tree at 2: E moves to 6 (1 kick). The union is maximal.
+//   G (3,3)  v+2: G at 3.        J (3,3): one non-maximal, 7 free: J at 7, no kick.
+//   H (1,1)  both in the big maximal subgraph: one maximal, predicted to fail: stashed.
+//   K (0,3)  two maximal subgraphs: predicted to fail, stash full: kFull.
+// Then erase(B): the big subgraph loses an edge and becomes a tree (6 vertices, 5 edges,
+// 1 free), so H is placeable again and moves back: one stash re-insertion, 0 kicks.
+TEST(Statistics, SmartCuckooCasesKicksStashAndRejections) {
+  using Smart = cuckoo::SmartCuckoo<std::uint64_t, std::uint64_t, PlacedHasher>;
+  cuckoo::SmartCuckooConfig config;
+  config.capacity = 8;
+  config.stash_capacity = 1;
+  config.seed = 1;
+  PlacedHasher hasher;
+  Smart table(config, hasher);
+  ASSERT_EQ(table.table_size(), 4U);
+  const auto place = [&](std::uint64_t key, std::uint32_t p0, std::uint32_t p1) {
+    place_in_two_tables(hasher, key, p0, p1);
+    ASSERT_EQ(table.positions_of(key), std::make_pair(std::size_t{p0}, std::size_t{p1}));
+  };
+  enum : std::uint64_t { A = 1, B, C, D, E, F, G, J, H, K };
+  place(A, 0, 0);
+  place(B, 1, 1);
+  place(C, 0, 1);
+  place(D, 0, 1);
+  place(E, 2, 2);
+  place(F, 2, 0);
+  place(G, 3, 3);
+  place(J, 3, 3);
+  place(H, 1, 1);
+  place(K, 0, 3);
+  for (const std::uint64_t key : {A, B, C, D, E, F}) {
+    EXPECT_EQ(table.insert(key, key * 10), InsertResult::kInserted) << key;
+  }
+  EXPECT_EQ(table.stats().last_insert_kicks, 1U);  // F
+  EXPECT_EQ(table.vertex_holding(A), std::optional<std::size_t>(4));
+  EXPECT_EQ(table.vertex_holding(E), std::optional<std::size_t>(6));
+  for (const std::uint64_t key : {G, J, H}) {
+    EXPECT_EQ(table.insert(key, key * 10), InsertResult::kInserted) << key;
+  }
+  EXPECT_TRUE(table.in_stash(H));
+  EXPECT_EQ(table.insert(K, K * 10), InsertResult::kFull);
+  EXPECT_EQ(table.stats().last_insert_kicks, 0U);
+
+  EXPECT_TRUE(table.erase(B));
+  EXPECT_FALSE(table.in_stash(H));
+  EXPECT_EQ(table.vertex_holding(H), std::optional<std::size_t>(1));
+
+  const cuckoo::SmartCuckooStats& s = table.stats();
+  EXPECT_EQ(s.inserts, 9U);  // A..J and H (in the stash); not K
+  EXPECT_EQ(s.total_kicks, 2U);  // D and F
+  EXPECT_EQ(s.predicted_failures, 2U);  // H and K
+  EXPECT_EQ(s.stash_insertions, 1U);
+  EXPECT_EQ(s.stash_reinsertions, 1U);
+  EXPECT_EQ(s.max_stash_size, 1U);
+  EXPECT_EQ(s.full_rejections, 1U);
+  EXPECT_EQ(s.kick_bound_exhaustions, 0U);
+  using Case = cuckoo::SmartCuckooCase;
+  EXPECT_EQ(s.count(Case::kVPlus2), 4U);  // A, B, E, G
+  EXPECT_EQ(s.count(Case::kVPlus1), 0U);
+  EXPECT_EQ(s.count(Case::kOneNonMaximal), 2U);  // D, J
+  EXPECT_EQ(s.count(Case::kTwoNonMaximal), 1U);  // C
+  EXPECT_EQ(s.count(Case::kNonMaximalAndMaximal), 1U);  // F
+  EXPECT_EQ(s.count(Case::kTwoMaximal), 1U);  // K
+  EXPECT_EQ(s.count(Case::kOneMaximal), 1U);  // H
+  EXPECT_EQ(table.size(), 8U);  // nine stored, B erased
+  EXPECT_TRUE(table.check_invariants()) << table.invariant_violation().value_or("");
 }
 
 }  // namespace
