@@ -63,37 +63,6 @@ TEST(Shrink, StopsAtTheAttemptBound) {
   EXPECT_GT(r.trace.size(), 3U);
 }
 
-TEST(TraceGen, IsDeterministicAndHonoursTheShape) {
-  cuckoo::subjects::TraceShape shape;
-  shape.ops = 300;
-  shape.key_range = 7;
-  shape.key_base = 100;
-  const Trace a = cuckoo::subjects::generate_trace("filter", {}, shape, 42);
-  const Trace b = cuckoo::subjects::generate_trace("filter", {}, shape, 42);
-  EXPECT_EQ(a, b);
-  ASSERT_EQ(a.size(), 300U);
-  for (const auto& e : a.entries) {
-    if (cuckoo::model::takes_key(e.op.kind)) {
-      EXPECT_GE(e.op.key, 100U);
-      EXPECT_LT(e.op.key, 107U);
-    }
-  }
-  // Without insert values (filters take a key only) the ops are the same, values 0.
-  shape.insert_values = false;
-  const Trace keys_only = cuckoo::subjects::generate_trace("filter", {}, shape, 42);
-  ASSERT_EQ(keys_only.size(), a.size());
-  std::size_t inserts_with_values = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(keys_only.entries[i].op.kind, a.entries[i].op.kind) << i;
-    EXPECT_EQ(keys_only.entries[i].op.key, a.entries[i].op.key) << i;
-    if (a.entries[i].op.kind == cuckoo::model::OpKind::kInsert) {
-      EXPECT_EQ(keys_only.entries[i].op.value, 0U) << i;
-      if (a.entries[i].op.value != 0) ++inserts_with_values;
-    }
-  }
-  EXPECT_GT(inserts_with_values, 0U);
-}
-
 // ---- the task body on a broken filter ------------------------------------------------------
 
 // A cuckoo filter that forgets its stash in contains(): a false negative once a kick walk

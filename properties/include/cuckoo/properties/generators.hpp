@@ -43,6 +43,7 @@
 #include <rapidcheck/state.h>
 
 #include "cuckoo/subjects/replay.hpp"
+#include "cuckoo/subjects/trace_gen.hpp"
 #include "cuckoo/model/map_model.hpp"
 #include "cuckoo/model/multiset_model.hpp"
 #include "cuckoo/model/op.hpp"
@@ -232,50 +233,15 @@ inline rc::Gen<std::uint64_t> small_value() { return rc::gen::inRange<std::uint6
 
 // ---- Op mixes ----------------------------------------------------------------------
 
-// The relative weight of each op kind in a generated sequence; 0 leaves a kind out.
-// Order matters for shrinking: a command shrinks towards the kinds listed first.
-struct OpMix {
-  unsigned insert = 0;
-  unsigned insert_or_assign = 0;
-  unsigned contains = 0;
-  unsigned find = 0;
-  unsigned erase = 0;
-  unsigned size = 0;
-  unsigned serialize_roundtrip = 0;
-  unsigned clear = 0;
-
-  unsigned weight(model::OpKind kind) const noexcept {
-    switch (kind) {
-      case model::OpKind::kInsert: return insert;
-      case model::OpKind::kInsertOrAssign: return insert_or_assign;
-      case model::OpKind::kContains: return contains;
-      case model::OpKind::kFind: return find;
-      case model::OpKind::kErase: return erase;
-      case model::OpKind::kSize: return size;
-      case model::OpKind::kSerializeRoundtrip: return serialize_roundtrip;
-      case model::OpKind::kClear: return clear;
-    }
-    return 0;
-  }
-  unsigned total() const noexcept {
-    unsigned sum = 0;
-    for (const model::OpKind kind : model::kAllOpKinds) sum += weight(kind);
-    return sum;
-  }
-  // The kind at position r of the cumulative weights. REQUIRES: r < total().
-  model::OpKind kind_at(unsigned r) const noexcept {
-    for (const model::OpKind kind : model::kAllOpKinds) {
-      if (r < weight(kind)) return kind;
-      r -= weight(kind);
-    }
-    return model::OpKind::kSize;
-  }
-};
+// The relative weight of each op kind in a generated sequence; 0 leaves a kind out. The
+// subject layer's weighted chooser, shared with the trace generator; a command shrinks
+// towards the kinds first in OpWeights::kOrder (insert first).
+using OpMix = subjects::OpWeights;
 
 // Filters: mostly inserts (to fill the table and reach the duplicate limit), erases of
 // present and absent keys, and a round trip now and then.
 inline OpMix filter_mix() {
-  OpMix m;
+  OpMix m = OpMix::none();
   m.insert = 50;
   m.contains = 14;
   m.erase = 20;
@@ -288,7 +254,7 @@ inline OpMix filter_mix() {
 // Exact tables: every map op. serializable: the engine has serialize_roundtrip
 // (CuckooMap).
 inline OpMix map_mix(bool serializable) {
-  OpMix m;
+  OpMix m = OpMix::none();
   m.insert = 40;
   m.insert_or_assign = 12;
   m.contains = 6;
@@ -303,7 +269,7 @@ inline OpMix map_mix(bool serializable) {
 // SmartCuckoo predictions (C8): inserts of new keys dominate, erases split subgraphs and
 // drain the stash.
 inline OpMix prediction_mix() {
-  OpMix m;
+  OpMix m = OpMix::none();
   m.insert = 55;
   m.insert_or_assign = 8;
   m.contains = 5;

@@ -18,6 +18,7 @@
 // relies on).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -61,6 +62,8 @@ inline std::uint64_t trace_seed(std::uint64_t task_seed, std::uint64_t index) no
 }
 
 // Relative weights of the op kinds; a kind is drawn with probability weight / total.
+// The one weighted op chooser of the suite: the trace generator below and the property
+// tests' generators (properties/generators.hpp) both draw with kind_at().
 struct OpWeights {
   unsigned insert = 40;
   unsigned erase = 15;
@@ -75,10 +78,43 @@ struct OpWeights {
   static constexpr OpWeights filter() noexcept { return {}; }
   // An exact table: every map op.
   static constexpr OpWeights map() noexcept { return {30, 15, 15, 5, 0, 0, 15, 20}; }
+  // Every weight 0: the start of a mix built field by field.
+  static constexpr OpWeights none() noexcept { return {0, 0, 0, 0, 0, 0, 0, 0}; }
 
-  unsigned total() const noexcept {
-    return insert + erase + contains + size + serialize_roundtrip + clear + insert_or_assign +
-           find;
+  // The order of the cumulative ranges kind_at() reads: a draw r in [0, total()) picks
+  // the first kind whose range holds it, so a shrinking draw moves towards insert.
+  static constexpr std::array<model::OpKind, 8> kOrder = {
+      model::OpKind::kInsert,         model::OpKind::kErase, model::OpKind::kContains,
+      model::OpKind::kSize,           model::OpKind::kSerializeRoundtrip,
+      model::OpKind::kClear,          model::OpKind::kInsertOrAssign, model::OpKind::kFind};
+
+  constexpr unsigned weight(model::OpKind kind) const noexcept {
+    switch (kind) {
+      case model::OpKind::kInsert: return insert;
+      case model::OpKind::kErase: return erase;
+      case model::OpKind::kContains: return contains;
+      case model::OpKind::kSize: return size;
+      case model::OpKind::kSerializeRoundtrip: return serialize_roundtrip;
+      case model::OpKind::kClear: return clear;
+      case model::OpKind::kInsertOrAssign: return insert_or_assign;
+      case model::OpKind::kFind: return find;
+    }
+    return 0;
+  }
+
+  constexpr unsigned total() const noexcept {
+    unsigned sum = 0;
+    for (const model::OpKind kind : kOrder) sum += weight(kind);
+    return sum;
+  }
+
+  // The kind at position r of the cumulative weights. REQUIRES: r < total().
+  constexpr model::OpKind kind_at(std::uint64_t r) const noexcept {
+    for (const model::OpKind kind : kOrder) {  // bound: kOrder.size() kinds
+      if (r < weight(kind)) return kind;
+      r -= weight(kind);
+    }
+    return model::OpKind::kFind;
   }
 };
 
@@ -116,46 +152,47 @@ inline model::Trace generate_trace(std::string engine, model::TraceParameters pa
   auto any_key = [&] { return shape.key_base + rng.below(shape.key_range); };
   auto value = [&] { return 1 + rng.below(shape.value_range); };
   for (std::size_t i = 0; i < shape.ops; ++i) {  // bound: shape.ops <= kMaxGeneratedOps
-    std::uint64_t pick = rng.below(w.total());
-    auto take = [&pick](unsigned weight) {
-      if (pick < weight) return true;
-      pick -= weight;
-      return false;
-    };
-    if (take(w.insert)) {
-      const std::uint64_t key = any_key();
-      inserted.push_back(key);
-      const std::uint64_t v = value();
-      trace.add(model::Op::insert(key, shape.insert_values ? v : 0));
-    } else if (take(w.erase)) {
-      std::uint64_t key = 0;
-      if (!inserted.empty() && rng.percent(shape.erase_present_percent)) {
-        const std::size_t at = static_cast<std::size_t>(rng.below(inserted.size()));
-        key = inserted[at];
-        inserted[at] = inserted.back();
-        inserted.pop_back();
-      } else {
-        key = any_key();
+    switch (w.kind_at(rng.below(w.total()))) {
+      case model::OpKind::kInsert: {
+        const std::uint64_t key = any_key();
+        inserted.push_back(key);
+        const std::uint64_t v = value();
+        trace.add(model::Op::insert(key, shape.insert_values ? v : 0));
+        break;
       }
-      trace.add(model::Op::erase(key));
-    } else if (take(w.contains)) {
-      // Mostly keys inserted before (the C1 question), sometimes any key.
-      const bool present = !inserted.empty() && rng.percent(70);
-      trace.add(model::Op::contains(
-          present ? inserted[static_cast<std::size_t>(rng.below(inserted.size()))] : any_key()));
-    } else if (take(w.size)) {
-      trace.add(model::Op::size());
-    } else if (take(w.serialize_roundtrip)) {
-      trace.add(model::Op::serialize_roundtrip());
-    } else if (take(w.clear)) {
-      inserted.clear();
-      trace.add(model::Op::clear());
-    } else if (take(w.insert_or_assign)) {
-      const std::uint64_t key = any_key();
-      inserted.push_back(key);
-      trace.add(model::Op::insert_or_assign(key, value()));
-    } else {
-      trace.add(model::Op::find(any_key()));
+      case model::OpKind::kErase: {
+        std::uint64_t key = 0;
+        if (!inserted.empty() && rng.percent(shape.erase_present_percent)) {
+          const std::size_t at = static_cast<std::size_t>(rng.below(inserted.size()));
+          key = inserted[at];
+          inserted[at] = inserted.back();
+          inserted.pop_back();
+        } else {
+          key = any_key();
+        }
+        trace.add(model::Op::erase(key));
+        break;
+      }
+      case model::OpKind::kContains: {
+        // Mostly keys inserted before (the C1 question), sometimes any key.
+        const bool present = !inserted.empty() && rng.percent(70);
+        trace.add(model::Op::contains(
+            present ? inserted[static_cast<std::size_t>(rng.below(inserted.size()))] : any_key()));
+        break;
+      }
+      case model::OpKind::kSize: trace.add(model::Op::size()); break;
+      case model::OpKind::kSerializeRoundtrip: trace.add(model::Op::serialize_roundtrip()); break;
+      case model::OpKind::kClear:
+        inserted.clear();
+        trace.add(model::Op::clear());
+        break;
+      case model::OpKind::kInsertOrAssign: {
+        const std::uint64_t key = any_key();
+        inserted.push_back(key);
+        trace.add(model::Op::insert_or_assign(key, value()));
+        break;
+      }
+      case model::OpKind::kFind: trace.add(model::Op::find(any_key())); break;
     }
   }
   return trace;
