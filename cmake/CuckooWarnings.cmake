@@ -12,3 +12,16 @@ target_compile_options(cuckoo_warnings INTERFACE
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
   target_compile_options(cuckoo_warnings INTERFACE -Wno-error=restrict)
 endif()
+
+# cuckoo_add_gtests(GLOB PREFIX LABEL LIBS...): every file matching GLOB is one GoogleTest
+# executable, named PREFIX<file name>, linked with LIBS, its cases registered with CTest
+# under LABEL.
+function(cuckoo_add_gtests glob prefix label)
+  file(GLOB sources CONFIGURE_DEPENDS ${glob})
+  foreach(src IN LISTS sources)
+    get_filename_component(name ${src} NAME_WE)
+    add_executable(${prefix}${name} ${src})
+    target_link_libraries(${prefix}${name} PRIVATE ${ARGN} cuckoo_warnings GTest::gtest_main)
+    gtest_discover_tests(${prefix}${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${label}")
+  endforeach()
+endfunction()
