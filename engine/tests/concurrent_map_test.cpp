@@ -242,6 +242,59 @@ TYPED_TEST(ConcurrentMapDesigns, ConfigErrorsNameTheField) {
   EXPECT_EQ(map->seed(), *map->config().seed);
 }
 
+// The single-threaded and the striped map check a configuration with one rule
+// (detail/map_config.hpp): on every boundary of it, both accept or both refuse with the
+// same message, for b = 1 and b = 4.
+template <unsigned B>
+void expect_one_config_rule() {
+  using Single = cuckoo::CuckooMap<std::uint64_t, std::uint64_t, B>;
+  using Striped = StripedConcurrentMap<std::uint64_t, std::uint64_t, B>;
+  const auto outcome = [](auto make) -> std::string {
+    try {
+      make();
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  std::vector<CuckooMapConfig> configs;
+  const auto with = [&](auto change) {
+    CuckooMapConfig c;
+    c.initial_capacity = 16;
+    c.max_capacity = 4096;
+    c.seed = 7;
+    change(c);
+    configs.push_back(c);
+  };
+  with([](CuckooMapConfig&) {});
+  with([](CuckooMapConfig& c) { c.initial_capacity = 0; });
+  with([](CuckooMapConfig& c) { c.initial_capacity = 1; });
+  with([](CuckooMapConfig& c) { c.max_capacity = B - 1; c.initial_capacity = 1; });
+  with([](CuckooMapConfig& c) { c.max_capacity = B; c.initial_capacity = B; });
+  with([](CuckooMapConfig& c) { c.initial_capacity = 4097; });
+  with([](CuckooMapConfig& c) { c.initial_capacity = 4096; });
+  // Rounded up to whole buckets, 9 slots need 12 (b = 4) of a max_capacity of 10.
+  with([](CuckooMapConfig& c) { c.initial_capacity = 9; c.max_capacity = 10; });
+  with([](CuckooMapConfig& c) { c.max_capacity = Single::kMaxCapacity + 1; });
+  with([](CuckooMapConfig& c) { c.max_path_length = 0; });
+  with([](CuckooMapConfig& c) { c.max_path_length = CuckooMapConfig::kMaxPathLengthLimit; });
+  with([](CuckooMapConfig& c) { c.max_path_length = CuckooMapConfig::kMaxPathLengthLimit + 1; });
+  std::size_t refused = 0;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const CuckooMapConfig& c = configs[i];
+    const std::string single = outcome([&] { Single map(c); });
+    const std::string striped = outcome([&] { Striped map(c); });
+    EXPECT_EQ(single, striped) << "b=" << B << " config #" << i;
+    if (single != "accepted") ++refused;
+  }
+  EXPECT_EQ(refused, B == 1 ? 6U : 7U) << "b=" << B;
+}
+
+TEST(ConcurrentMapConfig, SingleThreadedAndStripedMapsApplyOneRule) {
+  expect_one_config_rule<1>();
+  expect_one_config_rule<4>();
+}
+
 TYPED_TEST(ConcurrentMapDesigns, FullAtMaxCapacityLosesNothing) {
   const std::uint64_t seed = test_seed(0xc0c0'0003);
   SCOPED_TRACE(seed_note(seed));

@@ -65,6 +65,7 @@
 #include <vector>
 
 #include "detail/map_codec.hpp"
+#include "detail/map_config.hpp"
 #include "detail/map_layout.hpp"
 #include "detail/map_search.hpp"
 #include "detail/map_slots.hpp"
@@ -524,10 +525,6 @@ class CuckooMap {
   static constexpr std::uint64_t kNoHandle = std::numeric_limits<std::uint64_t>::max();
   static constexpr std::uint64_t kSeedStep = 0x9e3779b97f4a7c15ULL;
 
-  struct ConfigProblem {
-    const char* field;
-    std::string message;
-  };
   struct RestoreTag {};
 
   // Search adapters: over the live table (detail/map_insert.hpp) and over the dry-run
@@ -550,8 +547,7 @@ class CuckooMap {
   }
   std::size_t table_slots() const noexcept { return std::size_t{bucket_count_} * SlotsPerBucket; }
   static std::uint32_t initial_bucket_count(const CuckooMapConfig& config) noexcept {
-    return static_cast<std::uint32_t>(config.initial_capacity / SlotsPerBucket +
-                                      (config.initial_capacity % SlotsPerBucket != 0 ? 1 : 0));
+    return static_cast<std::uint32_t>(detail::map_initial_buckets(config, SlotsPerBucket));
   }
   std::uint32_t max_bucket_count() const noexcept {
     return static_cast<std::uint32_t>(config_.max_capacity / SlotsPerBucket);
@@ -703,13 +699,11 @@ class CuckooMap {
     stats_.stash_high_water = std::max(stats_.stash_high_water, stash_count_);
   }
 
-  static std::optional<ConfigProblem> check_config(const CuckooMapConfig& config);
-  static CuckooMapConfig validated(CuckooMapConfig config) {
-    if (std::optional<ConfigProblem> problem = check_config(config)) {
-      throw ConfigError(problem->field, problem->message);
-    }
-    if (!config.seed.has_value()) config.seed = random_seed();
-    return config;
+  // The maps' one configuration rule (detail/map_config.hpp) with this design's limits.
+  static constexpr detail::MapConfigLimits kConfigLimits{
+      SlotsPerBucket, kMaxCapacity, Slots::kMaxPositions - kStashSlots, kMaxPathLength};
+  static CuckooMapConfig validated(const CuckooMapConfig& config) {
+    return detail::validated_map_config(config, kConfigLimits);
   }
 
   CuckooMapConfig config_;

@@ -1,8 +1,8 @@
-// CuckooMap's checks (out-of-line members of CuckooMap, cuckoo/cuckoo_map.hpp, included
-// at its end): check_config(), which every constructor and deserialize() run before
-// allocating, and check_invariants(), the verification suite's check of the invariant
-// in the design comment (every key in a candidate bucket or the stash, no key twice,
-// counts matching the slots). Both only read.
+// CuckooMap's invariant check (an out-of-line member of CuckooMap, cuckoo/cuckoo_map.hpp,
+// included at its end): check_invariants(), the verification suite's check of the
+// invariant in the design comment (every key in a candidate bucket or the stash, no key
+// twice, counts matching the slots). It only reads. The configuration rule every
+// constructor and deserialize() run before allocating is detail/map_config.hpp's.
 #pragma once
 
 #ifndef CUCKOO_MAP
@@ -10,44 +10,6 @@
 #endif
 
 namespace cuckoo {
-
-CUCKOO_MAP_TEMPLATE
-auto CUCKOO_MAP::check_config(const CuckooMapConfig& config) -> std::optional<ConfigProblem> {
-  const auto problem = [](const char* field, const std::string& message) {
-    return std::optional<ConfigProblem>(ConfigProblem{field, message});
-  };
-  const std::string b = std::to_string(SlotsPerBucket);
-  if (config.initial_capacity == 0) return problem("initial_capacity", "is 0, must be >= 1");
-  if (config.max_capacity < SlotsPerBucket) {
-    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
-                                       ", must hold at least one bucket of " + b + " slots");
-  }
-  if (config.max_capacity > kMaxCapacity) {
-    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
-                                       ", must be at most kMaxCapacity = " +
-                                       std::to_string(kMaxCapacity) + " slots");
-  }
-  if (config.max_capacity > Slots::kMaxPositions - kStashSlots) {
-    return problem("max_capacity", "is " + std::to_string(config.max_capacity) +
-                                       " slots, more bytes than can be allocated");
-  }
-  if (config.initial_capacity > config.max_capacity) {
-    return problem("initial_capacity", "is " + std::to_string(config.initial_capacity) +
-                                           ", exceeds max_capacity " +
-                                           std::to_string(config.max_capacity));
-  }
-  if (initial_bucket_count(config) > config.max_capacity / SlotsPerBucket) {
-    return problem("initial_capacity",
-                   "is " + std::to_string(config.initial_capacity) + ", rounded up to whole " +
-                       b + "-slot buckets it exceeds max_capacity " +
-                       std::to_string(config.max_capacity));
-  }
-  if (config.max_path_length == 0 || config.max_path_length > kMaxPathLength) {
-    return problem("max_path_length", "is " + std::to_string(config.max_path_length) +
-                                          ", must be in 1.." + std::to_string(kMaxPathLength));
-  }
-  return std::nullopt;
-}
 
 CUCKOO_MAP_TEMPLATE
 std::string CUCKOO_MAP::check_invariants() const {

@@ -56,7 +56,8 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
   config.max_capacity = static_cast<std::size_t>(max_capacity);
   config.max_path_length = r.u32("max_path_length");
   config.seed = r.u64("config seed");
-  if (std::optional<ConfigProblem> problem = check_config(config)) {
+  if (std::optional<detail::MapConfigProblem> problem =
+          detail::check_map_config(config, kConfigLimits)) {
     detail::require_config(false, problem->field, problem->message);
   }
   const std::uint64_t seed = r.u64("seed");

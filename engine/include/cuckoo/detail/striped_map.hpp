@@ -97,6 +97,7 @@
 #include "../status.hpp"
 #include "../sync/detail/counters.hpp"
 #include "concurrent_map_locks.hpp"
+#include "map_config.hpp"
 #include "map_layout.hpp"
 #include "map_search.hpp"
 
@@ -445,8 +446,7 @@ class StripedMapWithFault {
     return slot_index(ref.bucket, ref.slot);
   }
   static std::uint32_t initial_bucket_count(const CuckooMapConfig& config) noexcept {
-    return static_cast<std::uint32_t>(config.initial_capacity / SlotsPerBucket +
-                                      (config.initial_capacity % SlotsPerBucket != 0 ? 1 : 0));
+    return static_cast<std::uint32_t>(map_initial_buckets(config, SlotsPerBucket));
   }
   std::uint32_t max_bucket_count() const noexcept {
     return static_cast<std::uint32_t>(config_.max_capacity / SlotsPerBucket);
@@ -663,8 +663,13 @@ class StripedMapWithFault {
     return bytes;
   }
 
-  // Throws ConfigError naming the first invalid field (detail/striped_map_invariants.hpp).
-  static CuckooMapConfig validated(CuckooMapConfig config);
+  // The maps' one configuration rule (detail/map_config.hpp) with this design's limits:
+  // throws ConfigError naming the first invalid field, draws a seed if there is none.
+  static CuckooMapConfig validated(const CuckooMapConfig& config) {
+    return validated_map_config(config, MapConfigLimits{SlotsPerBucket, kMaxCapacity,
+                                                        std::vector<Slot>().max_size(),
+                                                        kMapMaxPathLength});
+  }
 
   const CuckooMapConfig config_;
   const std::uint64_t seed_;

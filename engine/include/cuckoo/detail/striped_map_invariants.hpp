@@ -1,7 +1,7 @@
-// StripedMapWithFault's checks (out-of-line members, included at the end of
-// detail/striped_map.hpp): validated(), run by the constructor before it allocates, and
-// check_invariants(), the verification suite's check of (I1) and of the slot words
-// under every stripe. Both only read the map.
+// StripedMapWithFault's invariant check (an out-of-line member, included at the end of
+// detail/striped_map.hpp): check_invariants(), the verification suite's check of (I1)
+// and of the slot words under every stripe. It only reads the map. The configuration
+// rule the constructor runs before it allocates is detail/map_config.hpp's.
 #pragma once
 
 #ifndef CUCKOO_STRIPED_MAP
@@ -43,45 +43,6 @@ std::string CUCKOO_STRIPED_MAP::check_invariants() const {
     return std::to_string(items) + " slots hold items, size() is " + std::to_string(size());
   }
   return {};
-}
-
-CUCKOO_STRIPED_MAP_TEMPLATE
-CuckooMapConfig CUCKOO_STRIPED_MAP::validated(CuckooMapConfig config) {
-  const auto fail = [](const char* field, const std::string& message) {
-    throw ConfigError(field, message);
-  };
-  const std::string b = std::to_string(SlotsPerBucket);
-  if (config.initial_capacity == 0) fail("initial_capacity", "is 0, must be >= 1");
-  if (config.max_capacity < SlotsPerBucket) {
-    fail("max_capacity", "is " + std::to_string(config.max_capacity) +
-                             ", must hold at least one bucket of " + b + " slots");
-  }
-  if (config.max_capacity > kMaxCapacity) {
-    fail("max_capacity", "is " + std::to_string(config.max_capacity) +
-                             ", must be at most kMaxCapacity = " +
-                             std::to_string(kMaxCapacity) + " slots");
-  }
-  if (config.max_capacity > std::vector<Slot>().max_size()) {
-    fail("max_capacity", "is " + std::to_string(config.max_capacity) +
-                             " slots, more bytes than can be allocated");
-  }
-  if (config.initial_capacity > config.max_capacity) {
-    fail("initial_capacity", "is " + std::to_string(config.initial_capacity) +
-                                 ", exceeds max_capacity " +
-                                 std::to_string(config.max_capacity));
-  }
-  if (initial_bucket_count(config) > config.max_capacity / SlotsPerBucket) {
-    fail("initial_capacity", "is " + std::to_string(config.initial_capacity) +
-                                 ", rounded up to whole " + b +
-                                 "-slot buckets it exceeds max_capacity " +
-                                 std::to_string(config.max_capacity));
-  }
-  if (config.max_path_length == 0 || config.max_path_length > kMapMaxPathLength) {
-    fail("max_path_length", "is " + std::to_string(config.max_path_length) +
-                                ", must be in 1.." + std::to_string(kMapMaxPathLength));
-  }
-  if (!config.seed.has_value()) config.seed = random_seed();
-  return config;
 }
 
 }  // namespace detail
