@@ -72,7 +72,8 @@ def object_deps(build):
             current = line.split(":", 1)[0]
             deps[current] = set()
         elif line.strip() and current is not None:
-            deps[current].add(os.path.realpath(line.strip()))
+            # ninja writes paths relative to the build directory
+            deps[current].add(os.path.realpath(os.path.join(build, line.strip())))
     return deps
 
 

@@ -31,7 +31,6 @@
 
 #include "cuckoo/concurrent_filter.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
-#include "cuckoo/detail/concurrent_filter_locks.hpp"
 #include "cuckoo/detail/concurrent_filter_path.hpp"
 #include "cuckoo/detail/concurrent_filter_table.hpp"
 #include "cuckoo/detail/rng.hpp"
@@ -58,11 +57,7 @@ using cuckoo::StripedConcurrentFilter;
 using cuckoo::StripedFilterOptions;
 using cuckoo::StripedLocks;
 using cuckoo::detail::AtomicBucketTable;
-using cuckoo::detail::LockStripes;
-using cuckoo::detail::OptimisticRead;
 using cuckoo::detail::Rng;
-using cuckoo::detail::StripeGuard;
-using cuckoo::detail::StripeSet;
 using cuckoo::sync::HtmPolicy;
 using cuckoo::sync::HtmStatus;
 using cuckoo::sync::ScriptEnd;
@@ -724,66 +719,6 @@ TEST(AtomicBucketTable, SwarFindMatchesReference) {
       EXPECT_EQ(t.get(3, 0), before);
     }
   }
-}
-
-TEST(LockStripes, StripeSetSortsAndDeduplicates) {
-  const StripeSet<3> set({7, 2, 7});
-  ASSERT_EQ(set.size(), 2U);
-  EXPECT_EQ(set[0], 2U);
-  EXPECT_EQ(set[1], 7U);
-  const StripeSet<3> all({5, 1, 3});
-  ASSERT_EQ(all.size(), 3U);
-  EXPECT_EQ(all[0], 1U);
-  EXPECT_EQ(all[1], 3U);
-  EXPECT_EQ(all[2], 5U);
-}
-
-TEST(LockStripes, GuardHoldsAndReleasesAndVersionsAdvance) {
-  const LockStripes stripes(4);
-  const std::uint64_t v1 = stripes[1].version();
-  {
-    const StripeGuard<3> held(stripes, {3, 1, 1});
-    EXPECT_TRUE(held.holds(1));
-    EXPECT_TRUE(held.holds(3));
-    EXPECT_FALSE(held.holds(0));
-    EXPECT_TRUE(stripes[1].is_locked());
-    EXPECT_TRUE(stripes[3].is_locked());
-    EXPECT_FALSE(stripes[2].is_locked());
-    const OptimisticRead<2> read(stripes, {1, 2});
-    EXPECT_FALSE(read.started()) << "a held stripe cannot be read optimistically";
-  }
-  EXPECT_FALSE(stripes[1].is_locked());
-  EXPECT_EQ(stripes[1].version(), v1 + 2) << "one critical section advances the version by 2";
-}
-
-TEST(LockStripes, OptimisticReadSeesAnOverlappingCriticalSection) {
-  const LockStripes stripes(2);
-  const OptimisticRead<2> untouched(stripes, {0, 1});
-  EXPECT_TRUE(untouched.started());
-  EXPECT_TRUE(untouched.valid());
-  const OptimisticRead<2> overlapped(stripes, {0, 1});
-  { const StripeGuard<1> writer(stripes, {1}); }
-  EXPECT_FALSE(overlapped.valid());
-  const OptimisticRead<2> after(stripes, {0, 1});
-  EXPECT_TRUE(after.valid());
-}
-
-TEST(LockStripes, MutualExclusionUnderContention) {
-  const Watchdog watchdog(current_test_name());
-  const LockStripes stripes(2);
-  std::uint64_t counter = 0;  // plain: guarded by the stripes {0, 1} taken together
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < 20000; ++i) {
-        // Both orders of listing: the guard sorts, so no deadlock.
-        const StripeGuard<2> held(stripes, {t % 2 == 0 ? 0U : 1U, t % 2 == 0 ? 1U : 0U});
-        ++counter;
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
-  EXPECT_EQ(counter, 4U * 20000U);
 }
 
 // A path found in a full table is well formed: it starts at a candidate bucket, each hop

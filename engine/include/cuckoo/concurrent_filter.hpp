@@ -110,7 +110,7 @@
 #include <vector>
 
 #include "cuckoo/cuckoo_filter.hpp"
-#include "cuckoo/detail/concurrent_filter_locks.hpp"
+#include "cuckoo/detail/stripe_locks.hpp"
 #include "cuckoo/detail/concurrent_filter_table.hpp"
 #include "cuckoo/detail/striped_filter.hpp"
 #include "cuckoo/error.hpp"

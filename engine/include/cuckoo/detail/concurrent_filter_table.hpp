@@ -24,7 +24,7 @@
 // would cost 32 / f times (2.67 for f = 12).
 //
 // Access. get()/find()/count() load words with acquire, set() stores them with release
-// (the seqlock discipline of concurrent_filter_locks.hpp). Writers (set, try_place,
+// (the seqlock discipline of stripe_locks.hpp). Writers (set, try_place,
 // remove_one, clear) REQUIRE the stripe of the bucket held; readers may run without
 // locks, but then see a consistent bucket only inside a validated OptimisticRead.
 //
@@ -49,7 +49,7 @@
 #include <vector>
 
 #include "cuckoo/cuckoo_filter.hpp"
-#include "cuckoo/detail/concurrent_filter_locks.hpp"
+#include "cuckoo/detail/stripe_locks.hpp"
 #include "cuckoo/detail/filter_hash_rule.hpp"
 #include "cuckoo/hash.hpp"
 
@@ -125,7 +125,7 @@ class AtomicBucketTable {
     // own (or the previous holder's, ordered by the lock) latest value.
     const std::uint64_t w = words_[l.word].load(std::memory_order_relaxed);
     const std::uint64_t updated = (w & ~(lane_mask() << l.shift)) | (std::uint64_t{value} << l.shift);
-    // release: see the seqlock memory-order note in concurrent_filter_locks.hpp.
+    // release: see the seqlock memory-order note in stripe_locks.hpp.
     words_[l.word].store(updated, std::memory_order_release);
   }
 
@@ -239,7 +239,7 @@ class AtomicBucketTable {
             static_cast<unsigned>(index % lanes_per_word_) * lane_bits_};
   }
 
-  // acquire: see the seqlock memory-order note in concurrent_filter_locks.hpp.
+  // acquire: see the seqlock memory-order note in stripe_locks.hpp.
   std::uint64_t load(std::size_t word) const noexcept {
     return words_[word].load(std::memory_order_acquire);
   }

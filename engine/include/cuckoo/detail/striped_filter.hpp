@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "cuckoo/cuckoo_filter.hpp"
-#include "cuckoo/detail/concurrent_filter_locks.hpp"
+#include "cuckoo/detail/stripe_locks.hpp"
 #include "cuckoo/detail/concurrent_filter_path.hpp"
 #include "cuckoo/detail/concurrent_filter_table.hpp"
 #include "cuckoo/status.hpp"
@@ -208,7 +208,7 @@ class StripedFilter {
   // (ascending), then the stash lock. Safe concurrently with every operation; each
   // runs entirely before or after it.
   void clear() noexcept {
-    const AllStripesGuard all(stripes_);
+    const AllStripesGuard all(stripes_, kAllStripes);
     ConcurrentStash::Locked stash(stash_);
     // Every counter change happens under some stripe, so with all held the count is
     // exact; cancel it by counting that many erases.

@@ -1,7 +1,10 @@
-// Locks of the striped concurrent filter (internal): a spinlock whose word is also a
-// seqlock version counter, cache-line padded stripes of such locks, and the RAII guards
-// and the optimistic read section built on them. See concurrent_filter.hpp for the
-// design that uses them.
+// Stripe locks of the striped concurrent engines (internal): one stack for the striped
+// filter and the striped map. A spinlock whose word is also a seqlock version counter,
+// cache-line padded power-of-two stripes of such locks (each line may carry a small
+// payload beside its lock: the map keeps an item counter there), the one guard that takes
+// stripes in the one lock order, and the optimistic read section built on them. See
+// concurrent_filter.hpp and detail/striped_map.hpp for the designs that use them, and
+// detail/concurrent_map_locks.hpp for the map's bucket-to-stripe view.
 //
 // VersionLock. One 64-bit word: even means free, odd means held. lock() moves it from
 // even v to odd v + 1 (CAS, acquire); unlock() moves it on to v + 2 (store, release).
@@ -19,19 +22,25 @@
 // form (rather than relaxed data plus fences) is also what ThreadSanitizer understands,
 // since it does not model atomic_thread_fence.
 //
-// Guards (locking modes are types; nothing unlocks by hand):
-//   StripeGuard<N>          exclusive hold of up to N stripes, taken in ascending stripe
-//                           index, each distinct stripe once; released in the destructor.
-//   AllStripesGuard         exclusive hold of every stripe, ascending (clear()).
+// Guards (locking modes are constructors; nothing unlocks by hand):
+//   StripeGuard<N>(stripes, {s...})     exclusive hold of up to N stripes, taken in
+//                                       ascending stripe index, each distinct stripe once
+//   StripeGuard<N>(stripes, kAllStripes)  exclusive hold of every stripe, ascending
+//                                       (AllStripesGuard: clear(), growth, iteration)
 //   OptimisticRead<N>       no lock: records the versions of N stripes; valid() says
 //                           whether any critical section overlapped since.
-//   std::lock_guard<VersionLock> for single locks (the stash).
+//   std::lock_guard<VersionLock> for single locks (the filter's stash).
+// Both guards release in the destructor, in the reverse order.
 //
-// Lock order (deadlock freedom): stripes in ascending index, then the stash lock. No
-// code acquires a stripe while holding the stash lock or a higher stripe.
+// Lock order (deadlock freedom): stripes in ascending index, then (the filter) the stash
+// lock; a thread holds at most one guard at a time. So every thread acquires stripes in
+// increasing order, and a waits-for cycle would need some thread to wait for a lower
+// stripe than one it holds: impossible. No code acquires a stripe while holding the
+// stash lock or a higher stripe.
 //
-// Thread safety: all members may be used concurrently; the locks are not recursive (a
-// thread that locks a stripe it holds spins forever).
+// Thread safety: all members may be used concurrently; a guard belongs to the thread
+// that built it; the locks are not recursive (a thread that locks a stripe it holds
+// spins forever).
 #pragma once
 
 #include <array>
@@ -93,15 +102,21 @@ class VersionLock {
   std::atomic<std::uint64_t> word_{0};
 };
 
+// No payload beside a stripe's lock.
+struct NoStripePayload {};
+
 // A power-of-two array of VersionLocks, one per cache line (64 bytes each), so that
-// threads locking different stripes never share a line.
-class LockStripes {
+// threads locking different stripes never share a line. Payload (default: none) lives
+// on the same line as its lock: state guarded by that stripe, or a per-stripe counter
+// that its holder updates without touching another line.
+template <class Payload = NoStripePayload>
+class BasicLockStripes {
  public:
   // The most stripes an instance may have (4 MiB of locks).
   static constexpr std::size_t kMaxStripes = std::size_t{1} << 16;
 
   // REQUIRES: count is a power of two in 1..kMaxStripes.
-  explicit LockStripes(std::size_t count)
+  explicit BasicLockStripes(std::size_t count)
       : stripes_(std::make_unique<Padded[]>(count)), count_(count) {
     assert(count >= 1 && count <= kMaxStripes && (count & (count - 1)) == 0);
   }
@@ -109,10 +124,16 @@ class LockStripes {
   std::size_t count() const noexcept { return count_; }
 
   // Stripes are lockable from const contexts (a const filter's lookups may fall back
-  // to locking); the array is not part of the filter's logical state.
+  // to locking); the array is not part of the structure's logical state.
   VersionLock& operator[](std::size_t i) const noexcept {
     assert(i < count_);
     return stripes_[i].lock;
+  }
+
+  // The payload on stripe i's line.
+  Payload& payload(std::size_t i) const noexcept {
+    assert(i < count_);
+    return stripes_[i].payload;
   }
 
   std::size_t memory_bytes() const noexcept { return count_ * sizeof(Padded); }
@@ -120,12 +141,20 @@ class LockStripes {
  private:
   struct alignas(sync::detail::kCacheLineSize) Padded {
     VersionLock lock;
+    [[no_unique_address]] Payload payload;
   };
-  static_assert(sizeof(Padded) == sync::detail::kCacheLineSize);
+  static_assert(sizeof(Padded) == sync::detail::kCacheLineSize,
+                "a stripe's lock and payload fit one cache line");
 
   std::unique_ptr<Padded[]> stripes_;
   std::size_t count_;
 };
+
+using LockStripes = BasicLockStripes<>;
+
+// The locking-mode tag of a guard that takes every stripe.
+struct AllStripes {};
+inline constexpr AllStripes kAllStripes{};
 
 // Up to N stripe indices, sorted ascending without duplicates: the order in which
 // guards lock them.
@@ -157,23 +186,35 @@ class StripeSet {
   std::size_t size_ = 0;
 };
 
-// Exclusive hold of up to N stripes. Constructor: returns with every listed stripe held,
-// acquired in ascending index. Destructor: returns with none of them held.
-template <std::size_t N>
+// Exclusive hold of up to N stripes, or of all of them. Constructor: returns with every
+// listed stripe (or every stripe) held, acquired in ascending index. Destructor: returns
+// with none of them held, released in descending index. Not copyable or movable.
+template <std::size_t N, class Stripes = LockStripes>
 class StripeGuard {
  public:
-  StripeGuard(const LockStripes& stripes, std::initializer_list<std::uint32_t> indices) noexcept
+  StripeGuard(const Stripes& stripes, std::initializer_list<std::uint32_t> indices) noexcept
       : stripes_(stripes), set_(indices) {
     for (std::size_t i = 0; i < set_.size(); ++i) stripes_[set_[i]].lock();  // bound: N
+  }
+  StripeGuard(const Stripes& stripes, AllStripes) noexcept
+      : stripes_(stripes), set_({}), all_(true) {
+    for (std::size_t i = 0; i < stripes_.count(); ++i) stripes_[i].lock();  // bound: count
   }
   StripeGuard(const StripeGuard&) = delete;
   StripeGuard& operator=(const StripeGuard&) = delete;
   ~StripeGuard() {
+    if (all_) {
+      for (std::size_t i = stripes_.count(); i > 0; --i) stripes_[i - 1].unlock();
+      return;
+    }
     for (std::size_t i = set_.size(); i > 0; --i) stripes_[set_[i - 1]].unlock();  // bound: N
   }
 
+  bool holds_all() const noexcept { return all_; }
+
   // True if the guard holds stripe s (tests and assertions).
   bool holds(std::uint32_t s) const noexcept {
+    if (all_) return true;
     for (std::size_t i = 0; i < set_.size(); ++i) {
       if (set_[i] == s) return true;
     }
@@ -181,27 +222,13 @@ class StripeGuard {
   }
 
  private:
-  const LockStripes& stripes_;
+  const Stripes& stripes_;
   const StripeSet<N> set_;
+  const bool all_ = false;
 };
 
-// Exclusive hold of every stripe, acquired in ascending index (the same order as
-// StripeGuard, so the two never deadlock). Returns from the constructor with all held,
-// from the destructor with none.
-class AllStripesGuard {
- public:
-  explicit AllStripesGuard(const LockStripes& stripes) noexcept : stripes_(stripes) {
-    for (std::size_t i = 0; i < stripes_.count(); ++i) stripes_[i].lock();  // bound: count
-  }
-  AllStripesGuard(const AllStripesGuard&) = delete;
-  AllStripesGuard& operator=(const AllStripesGuard&) = delete;
-  ~AllStripesGuard() {
-    for (std::size_t i = stripes_.count(); i > 0; --i) stripes_[i - 1].unlock();
-  }
-
- private:
-  const LockStripes& stripes_;
-};
+// The guard of every stripe: AllStripesGuard all(stripes, kAllStripes).
+using AllStripesGuard = StripeGuard<0>;
 
 // An optimistic (seqlock) read of N stripes: holds no lock. The constructor records
 // each stripe's version; started() is false if a writer held one of them at that moment
