@@ -1,6 +1,7 @@
-// Cuckoo path search of the striped concurrent filter (internal): a breadth-first
-// search for a chain of moves that frees a slot in one of an item's two buckets, run
-// WITHOUT locks over racy (atomic, acquire) reads of the table.
+// Cuckoo path search of the striped concurrent filter (internal): the engine's one path
+// search (detail/path_search.hpp, breadth first with a visited set) run WITHOUT locks
+// over racy (atomic, acquire) reads of the table, and the path in the form the filter
+// executes.
 //
 // A path is hops h[0], h[1], ..., h[L-1] and a destination bucket D:
 //   h[0].bucket is bucket1 or bucket2 of the item being inserted;
@@ -10,18 +11,20 @@
 // The filter executes it from the end (h[L-1] into D first, h[0] last), each hop under
 // the locks of the two buckets it touches, re-checking what the snapshot saw; see
 // striped_filter.hpp. A path of length 0 means a candidate bucket itself had an empty
-// slot when the search looked.
+// slot when the search looked. The search adapter reports the fingerprint it read for
+// each expanded slot in the same read it derives the child bucket from, so the two
+// facts of a hop always agree.
 //
 // Why BFS rather than the single-threaded filter's random walk: a random walk moves
 // fingerprints as it searches, which under concurrency would need the locks of every
-// bucket it passes; BFS only reads, finds the shortest path (fewest hops to lock and
-// validate, libcuckoo's argument), and its result can be executed backwards so that
-// every intermediate state keeps every item in one of its two buckets.
+// bucket it passes; BFS only reads (see path_search.hpp).
 //
-// Bounds: at most `max_buckets` buckets are examined (the filter passes
+// Bounds: at most `max_buckets` buckets are generated (the filter passes
 // min(max_kicks, kMaxSearchBuckets)), and a path has at most kMaxPathLength hops.
-// Memory: one node per bucket examined (12 bytes), allocated per search; the search is
-// the slow path of an insert into a nearly full table.
+// Memory: the calling thread's search buffers (thread_local, reused): one node per
+// bucket generated (16 bytes) and a visited set of 8-byte entries, at least twice as
+// many; the returned path is allocated per search (the slow path of an insert into a
+// nearly full table).
 //
 // Thread safety: reads the table only; safe concurrently with anything.
 #pragma once
@@ -34,6 +37,7 @@
 
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/detail/concurrent_filter_table.hpp"
+#include "cuckoo/detail/path_search.hpp"
 
 namespace cuckoo::detail {
 
@@ -60,58 +64,46 @@ inline constexpr std::size_t kMaxPathLength = 32;
 // The most buckets one search examines, whatever max_kicks says.
 inline constexpr unsigned kMaxSearchBuckets = 4096;
 
+// The search adapter over the atomic table: a slot is occupied when its fingerprint is
+// not 0; an item's other bucket is alt_bucket(bucket, fingerprint), the fingerprint read
+// once and reported as the hop's label. A slot emptied since the search saw it occupied
+// answers its own bucket, which the search skips as visited.
+struct FilterPathView {
+  const AtomicBucketTable& table;
+  const FilterHashRule& rule;
+
+  std::uint32_t bucket_count() const noexcept { return rule.bucket_count(); }
+  unsigned slots() const noexcept { return table.slots(); }
+  bool occupied(std::uint32_t bucket, unsigned slot) const noexcept {
+    return table.get(bucket, slot) != 0;
+  }
+  std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot,
+                           std::uint32_t& fingerprint) const noexcept {
+    fingerprint = table.get(bucket, slot);
+    return fingerprint == 0 ? bucket : rule.alt_bucket(bucket, fingerprint);
+  }
+};
+
 // Returns the shortest path found within the bounds, or nullopt if there is none.
 // REQUIRES: max_buckets >= 1.
 inline std::optional<CuckooPath> find_cuckoo_path(const AtomicBucketTable& table,
                                                   const FilterHashRule& rule,
                                                   const CuckooFilterPlacement& p,
                                                   unsigned max_buckets) {
-  struct Node {
-    std::uint32_t bucket;
-    std::int32_t parent;       // index of the node whose slot `slot` moves here; -1: root
-    std::uint8_t slot;         // slot of the parent's bucket
-    std::uint8_t depth;        // hops from a root
-    std::uint32_t fingerprint;  // the parent slot's fingerprint, moving here
-  };
-  static_assert(kMaxPathLength < 256, "depth fits in a byte");
-  std::vector<Node> nodes;
-  nodes.reserve(std::min<unsigned>(max_buckets, 64));
-  nodes.push_back({p.bucket1, -1, 0, 0, 0});
-  if (p.bucket2 != p.bucket1) nodes.push_back({p.bucket2, -1, 0, 0, 0});
-
-  const unsigned slots = table.slots();
-  // Bound: each iteration examines one node; nodes.size() <= max_buckets (pushes stop
-  // there), so at most max_buckets iterations.
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const Node node = nodes[i];
-    std::uint32_t seen[8];  // the bucket's slots, read once (slots <= 8)
-    int empty = -1;
-    for (unsigned s = 0; s < slots; ++s) {  // bound: slots <= 8
-      seen[s] = table.get(node.bucket, s);
-      if (seen[s] == 0 && empty < 0) empty = static_cast<int>(s);
-    }
-    if (empty >= 0) {
-      CuckooPath path;
-      path.destination = node.bucket;
-      path.hops.resize(node.depth);
-      // Walk back to the root; bound: depth <= kMaxPathLength.
-      for (std::size_t at = i; nodes[at].parent >= 0;) {
-        const Node& n = nodes[at];
-        const auto parent = static_cast<std::size_t>(n.parent);
-        path.hops[n.depth - 1U] = {nodes[parent].bucket, n.slot, n.fingerprint};
-        at = parent;
-      }
-      return path;
-    }
-    if (node.depth >= kMaxPathLength) continue;
-    for (unsigned s = 0; s < slots && nodes.size() < max_buckets; ++s) {  // bound: slots
-      const std::uint32_t child = rule.alt_bucket(node.bucket, seen[s]);
-      if (child == node.bucket) continue;  // the fingerprint's two buckets coincide
-      nodes.push_back({child, static_cast<std::int32_t>(i), static_cast<std::uint8_t>(s),
-                       static_cast<std::uint8_t>(node.depth + 1), seen[s]});
-    }
+  // One search object per thread: its buffers are reused across searches.
+  thread_local BucketPathSearch<kMaxPathLength> search;
+  BucketPath<kMaxPathLength> found;
+  if (!search.find_path(FilterPathView{table, rule}, p.bucket1, p.bucket2,
+                        static_cast<unsigned>(kMaxPathLength), max_buckets, found)) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  CuckooPath path;
+  path.destination = found.hops[found.length].bucket;
+  path.hops.resize(found.length);
+  for (unsigned k = 0; k < found.length; ++k) {  // bound: kMaxPathLength hops
+    path.hops[k] = {found.hops[k].bucket, found.hops[k].slot, found.labels[k]};
+  }
+  return path;
 }
 
 }  // namespace cuckoo::detail

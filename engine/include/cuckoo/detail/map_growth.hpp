@@ -23,6 +23,7 @@ struct CUCKOO_MAP::PlanView {
   const std::vector<std::uint64_t>* hashes;  // hash per handle under the new seed
   std::uint32_t buckets;
   std::uint32_t bucket_count() const { return buckets; }
+  unsigned slots() const { return SlotsPerBucket; }
   bool occupied(std::uint32_t bucket, unsigned slot) const {
     return (*placement)[slot_index(bucket, slot)] != kNoHandle;
   }

@@ -40,6 +40,7 @@ CUCKOO_MAP_TEMPLATE
 struct CUCKOO_MAP::LiveView {
   CuckooMap* map;
   std::uint32_t bucket_count() const { return map->bucket_count_; }
+  unsigned slots() const { return SlotsPerBucket; }
   bool occupied(std::uint32_t bucket, unsigned slot) const {
     return map->slots_.occupied(slot_index(bucket, slot));
   }

@@ -59,6 +59,7 @@ CUCKOO_STRIPED_MAP_TEMPLATE
 struct CUCKOO_STRIPED_MAP::WordView {
   Table* table;
   std::uint32_t bucket_count() const { return table->bucket_count; }
+  unsigned slots() const { return SlotsPerBucket; }
   bool occupied(std::uint32_t bucket, unsigned slot) const {
     // relaxed: a hint, validated under the stripe locks before anything moves.
     return table->words[slot_index(bucket, slot)].load(std::memory_order_relaxed) !=
@@ -86,6 +87,7 @@ struct CUCKOO_STRIPED_MAP::PlanView {
   const std::vector<std::uint64_t>* hashes;  // hash per handle
   std::uint32_t buckets;
   std::uint32_t bucket_count() const { return buckets; }
+  unsigned slots() const { return SlotsPerBucket; }
   bool occupied(std::uint32_t bucket, unsigned slot) const {
     return (*placement)[slot_index(bucket, slot)] != kNoHandle;
   }
