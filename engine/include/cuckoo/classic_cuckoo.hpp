@@ -394,99 +394,15 @@ class ClassicCuckoo {
 
   // ---- configuration ------------------------------------------------------------------
 
-  static ClassicCuckooConfig validated(const ClassicCuckooConfig& c) {
-    using Cfg = ClassicCuckooConfig;
-    if (c.capacity < 2 || c.capacity > Cfg::kMaxCapacity) {
-      throw ConfigError("capacity", std::to_string(c.capacity) + " is outside [2, " +
-                                        std::to_string(Cfg::kMaxCapacity) + "] (kMaxCapacity)");
-    }
-    if (c.max_kicks == 0 || c.max_kicks > Cfg::kMaxKicksLimit) {
-      throw ConfigError("max_kicks", std::to_string(c.max_kicks) + " is outside [1, " +
-                                         std::to_string(Cfg::kMaxKicksLimit) +
-                                         "] (kMaxKicksLimit)");
-    }
-    if (c.on_failure != OnInsertFailure::kRehash && c.on_failure != OnInsertFailure::kGrow &&
-        c.on_failure != OnInsertFailure::kReport) {
-      throw ConfigError("on_failure", std::to_string(static_cast<unsigned>(c.on_failure)) +
-                                          " is not kRehash, kGrow or kReport");
-    }
-    if (c.max_rehashes > Cfg::kMaxRehashesLimit) {
-      throw ConfigError("max_rehashes", std::to_string(c.max_rehashes) + " is outside [0, " +
-                                            std::to_string(Cfg::kMaxRehashesLimit) +
-                                            "] (kMaxRehashesLimit)");
-    }
-    if (c.max_capacity < c.capacity || c.max_capacity > Cfg::kMaxCapacity) {
-      throw ConfigError("max_capacity", std::to_string(c.max_capacity) + " is outside [capacity = " +
-                                            std::to_string(c.capacity) + ", " +
-                                            std::to_string(Cfg::kMaxCapacity) +
-                                            "] (kMaxCapacity)");
-    }
-    return c;
-  }
+  static ClassicCuckooConfig validated(const ClassicCuckooConfig& c);
 
   // ---- insert -------------------------------------------------------------------------
 
-  InsertResult insert_impl(K&& key, V&& value, bool assign) {
-    ++stats_.insert_calls;
-    const std::uint64_t h = hash(key);
-    auto& first = tables_[0][pos0(h, table_size_)];
-    auto& second = tables_[1][pos1(h, table_size_)];
-    for (Slot* s : {&first, &second}) {
-      if (*s && equal_((*s)->key, key)) {
-        if (!assign) return InsertResult::kExists;
-        (*s)->value = std::move(value);
-        return InsertResult::kUpdated;
-      }
-    }
-    for (Slot* s : {&first, &second}) {
-      if (!*s) {
-        s->emplace(Entry{std::move(key), std::move(value)});
-        ++size_;
-        record_walk(0);
-        ++stats_.inserted;
-        return InsertResult::kInserted;
-      }
-    }
-    return insert_with_kicks(Entry{std::move(key), std::move(value)},
-                             pos0(h, table_size_));
-  }
+  InsertResult insert_impl(K&& key, V&& value, bool assign);
 
   // Both candidate slots of `carried` are occupied: the random walk, its undo, and the
   // failure policy.
-  [[gnu::noinline]] InsertResult insert_with_kicks(Entry carried, std::uint32_t first_bucket) {
-    path_.clear();
-    path_.reserve(config_.max_kicks);
-    unsigned table = 0;
-    std::uint32_t bucket = first_bucket;
-    for (unsigned kicks = 1; kicks <= config_.max_kicks; ++kicks) {
-      // tables_[table][bucket] is occupied: it is a candidate slot of `carried` that
-      // was just found full (first step) or the slot `carried` was evicted towards.
-      std::swap(carried, *tables_[table][bucket]);
-      path_.push_back({table, bucket});
-      table ^= 1U;
-      bucket = position(hash(carried.key), table, table_size_);
-      auto& target = tables_[table][bucket];
-      if (!target) {
-        target.emplace(std::move(carried));
-        ++size_;
-        record_walk(kicks);
-        ++stats_.inserted;
-        return InsertResult::kInserted;
-      }
-    }
-    // Undo in reverse: each swap restores one slot and hands back what it held before.
-    for (auto step = path_.rbegin(); step != path_.rend(); ++step) {
-      std::swap(carried, *tables_[step->table][step->bucket]);
-    }
-    record_walk(config_.max_kicks);
-    ++stats_.failures;
-    if (config_.on_failure != OnInsertFailure::kReport && rebuild_with(carried)) {
-      ++stats_.inserted;
-      return InsertResult::kInserted;
-    }
-    ++stats_.full;
-    return InsertResult::kFull;
-  }
+  [[gnu::noinline]] InsertResult insert_with_kicks(Entry carried, std::uint32_t first_bucket);
 
   void record_walk(std::uint64_t kicks) noexcept {
     stats_.total_kicks += kicks;
@@ -502,95 +418,16 @@ class ClassicCuckoo {
   // Tries the policy's sequence of (size, seed) layouts for every entry plus `extra`;
   // commits the first that holds them all. On false nothing has changed and `extra`
   // is still the caller's.
-  [[gnu::noinline]] bool rebuild_with(Entry& extra) {
-    std::uint32_t size = table_size_;
-    std::uint64_t seed = seed_;
-    std::uint64_t generation = seed_generation_;
-    auto try_fresh_seeds = [&]() {
-      for (unsigned r = 0; r < config_.max_rehashes; ++r) {
-        seed = derive_seed(seed);
-        ++generation;
-        ++stats_.rehashes;
-        if (try_layout(extra, size, seed, generation)) return true;
-      }
-      return false;
-    };
-    if (config_.on_failure == OnInsertFailure::kRehash && try_fresh_seeds()) return true;
-    const std::size_t limit = std::min(config_.max_capacity, ClassicCuckooConfig::kMaxCapacity);
-    for (unsigned g = 0; g < kMaxGrowthsPerInsert; ++g) {
-      if (std::size_t{4} * size > limit) return false;  // the doubled capacity would exceed it
-      size *= 2;
-      if (try_layout(extra, size, seed, generation) || try_fresh_seeds()) {
-        stats_.grows += g + 1;
-        return true;
-      }
-    }
-    return false;
-  }
+  [[gnu::noinline]] bool rebuild_with(Entry& extra);
 
   // Plans a layout of every entry plus `extra` in tables of `size` buckets with `seed`;
   // if it holds them all, moves the entries into it and commits.
-  bool try_layout(Entry& extra, std::uint32_t size, std::uint64_t seed, std::uint64_t generation) {
-    // Item ids: 0..size_-1 the current entries in for_each order, size_ the new one.
-    const std::size_t items = size_ + 1;
-    std::vector<Entry*> sources;
-    sources.reserve(items);
-    for (auto& table : tables_) {
-      for (auto& s : table) {
-        if (s) sources.push_back(&*s);
-      }
-    }
-    sources.push_back(&extra);
-    std::vector<std::array<std::uint32_t, kTables>> candidates(items);
-    for (std::size_t id = 0; id < items; ++id) {
-      const std::uint64_t h = seeded_hash(hash_, sources[id]->key, seed);
-      candidates[id] = {pos0(h, size), pos1(h, size)};
-    }
-    std::array<std::vector<std::uint32_t>, kTables> plan;
-    for (auto& p : plan) p.assign(size, kNoItem);
-    for (std::size_t id = 0; id < items; ++id) {
-      if (!plan_item(static_cast<std::uint32_t>(id), candidates, plan)) return false;
-    }
-    std::array<Table, kTables> next;
-    for (auto& table : next) table.resize(size);
-    for (unsigned t = 0; t < kTables; ++t) {
-      for (std::uint32_t b = 0; b < size; ++b) {
-        if (plan[t][b] != kNoItem) next[t][b].emplace(std::move(*sources[plan[t][b]]));
-      }
-    }
-    tables_ = std::move(next);
-    table_size_ = size;
-    seed_ = seed;
-    seed_generation_ = generation;
-    ++size_;
-    return true;
-  }
+  bool try_layout(Entry& extra, std::uint32_t size, std::uint64_t seed, std::uint64_t generation);
 
   // The insert walk of insert_with_kicks() on item ids, without undo.
   bool plan_item(std::uint32_t id,
                  const std::vector<std::array<std::uint32_t, kTables>>& candidates,
-                 std::array<std::vector<std::uint32_t>, kTables>& plan) {
-    for (unsigned t = 0; t < kTables; ++t) {
-      auto& s = plan[t][candidates[id][t]];
-      if (s == kNoItem) {
-        s = id;
-        return true;
-      }
-    }
-    std::uint32_t carried = id;
-    unsigned table = 0;
-    for (unsigned kicks = 1; kicks <= config_.max_kicks; ++kicks) {
-      std::swap(carried, plan[table][candidates[carried][table]]);
-      ++stats_.rebuild_kicks;
-      table ^= 1U;
-      auto& target = plan[table][candidates[carried][table]];
-      if (target == kNoItem) {
-        target = carried;
-        return true;
-      }
-    }
-    return false;
-  }
+                 std::array<std::vector<std::uint32_t>, kTables>& plan);
 
   ClassicCuckooConfig config_;
   Hasher hash_;
@@ -606,3 +443,17 @@ class ClassicCuckoo {
 };
 
 }  // namespace cuckoo
+
+// ---- Out-of-line definitions (detail/classic_*.hpp) -------------------------------------
+
+#define CUCKOO_CLASSIC_TEMPLATE                                                      \
+  template <class K, class V, class Hasher, class KeyEqual>                         \
+    requires HasherFor<Hasher, K>
+#define CUCKOO_CLASSIC ClassicCuckoo<K, V, Hasher, KeyEqual>
+
+#include "detail/classic_config.hpp"
+#include "detail/classic_insert.hpp"
+#include "detail/classic_rebuild.hpp"
+
+#undef CUCKOO_CLASSIC
+#undef CUCKOO_CLASSIC_TEMPLATE

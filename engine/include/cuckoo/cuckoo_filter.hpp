@@ -456,28 +456,9 @@ class BasicCuckooFilter
   // The batched lookup: groups of kBatchGroup keys hashed and prefetched, then probed;
   // out[i] = contains(keys[i]). REQUIRES: out has room for keys.size() results.
   template <class Key, class Out>
-  void contains_many_into(std::span<const Key> keys, Out out) const {
-    // One shape dispatch for the whole batch (see with_probe).
-    with_probe([&](auto probe) {
-      std::array<Placement, kBatchGroup> group;
-      // Bound: keys.size() / kBatchGroup + 1 groups of at most kBatchGroup keys.
-      for (std::size_t start = 0; start < keys.size(); start += kBatchGroup) {
-        const std::size_t count = std::min(kBatchGroup, keys.size() - start);
-        for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hash_of(keys[start + k]));
-        for (std::size_t k = 0; k < count; ++k) {
-          out[static_cast<std::ptrdiff_t>(start + k)] = holds_fingerprint(group[k], probe);
-        }
-      }
-    });
-  }
+  void contains_many_into(std::span<const Key> keys, Out out) const;
 
-  static void require_result_room(std::size_t inputs, std::size_t results) {
-    if (results < inputs) {
-      throw std::invalid_argument("contains_many: results has " + std::to_string(results) +
-                                  " entries, fewer than the " + std::to_string(inputs) +
-                                  " keys");
-    }
-  }
+  static void require_result_room(std::size_t inputs, std::size_t results);
 
   // The placement of hash h, with both of its buckets prefetched.
   Placement prefetched(std::uint64_t h) const noexcept {
@@ -510,18 +491,7 @@ class BasicCuckooFilter
   // shape takes kGeneric. Chosen once from the table's shape at construction.
   enum class ProbeShape : std::uint8_t { kGeneric, kF8B2, kF12B2, kF16B2, kF8B4, kF12B4, kF16B4 };
 
-  static ProbeShape probe_shape_for(unsigned bits, unsigned slots) noexcept {
-    if (slots == 2 || slots == 4) {
-      const bool four = slots == 4;
-      switch (bits) {
-        case 8: return four ? ProbeShape::kF8B4 : ProbeShape::kF8B2;
-        case 12: return four ? ProbeShape::kF12B4 : ProbeShape::kF12B2;
-        case 16: return four ? ProbeShape::kF16B4 : ProbeShape::kF16B2;
-        default: break;
-      }
-    }
-    return ProbeShape::kGeneric;
-  }
+  static ProbeShape probe_shape_for(unsigned bits, unsigned slots) noexcept;
 
   // Calls body(probe) with the probe of this filter's shape and returns its result. One
   // switch per call, the same branch every time, so a batch pays for it once.
@@ -559,34 +529,12 @@ class BasicCuckooFilter
 
   // The first stash entry holding p's fingerprint for p's bucket pair, or kNotInStash.
   // Equal fingerprints have equal alternates, so one shared bucket means the same pair.
-  unsigned stash_find(const Placement& p) const noexcept {
-    for (unsigned k = 0; k < stash_size_; ++k) {  // bound: kStashSlots
-      const Placement& e = stash_[k];
-      if (e.fingerprint == p.fingerprint && (e.bucket1 == p.bucket1 || e.bucket1 == p.bucket2)) {
-        return k;
-      }
-    }
-    return kNotInStash;
-  }
+  unsigned stash_find(const Placement& p) const noexcept;
 
-  unsigned count_copies(const Placement& p) const noexcept {
-    unsigned n = table_.count(p.bucket1, p.fingerprint);
-    if (p.bucket2 != p.bucket1) n += table_.count(p.bucket2, p.fingerprint);
-    for (const Placement& e : stash()) {
-      n += e.fingerprint == p.fingerprint && (e.bucket1 == p.bucket1 || e.bucket1 == p.bucket2)
-               ? 1U
-               : 0U;
-    }
-    return n;
-  }
+  unsigned count_copies(const Placement& p) const noexcept;
 
   // Removes stash entry k, keeping the others in order.
-  void stash_remove(unsigned k) noexcept {
-    assert(k < stash_size_);
-    for (unsigned j = k + 1; j < stash_size_; ++j) stash_[j - 1] = stash_[j];
-    --stash_size_;
-    stash_[stash_size_] = {};
-  }
+  void stash_remove(unsigned k) noexcept;
 
   // After an erase: offers every stash entry its two buckets again (no kicks).
   [[gnu::noinline]] void rehome_stash() noexcept;
@@ -618,6 +566,7 @@ using CuckooFilter = BasicCuckooFilter<>;
 #define CUCKOO_FILTER_TEMPLATE template <class Hasher, class Allocator>
 #define CUCKOO_FILTER BasicCuckooFilter<Hasher, Allocator>
 
+#include "detail/filter_lookup.hpp"
 #include "detail/filter_kick.hpp"
 #include "detail/filter_serialize.hpp"
 

@@ -578,47 +578,14 @@ class CuckooMap {
 
   // The slot of bucket holding key, or SlotsPerBucket.
   template <class Q>
-  unsigned slot_in(std::uint32_t bucket, const Q& key) const {
-    const unsigned occupied = slots_.mask(bucket);
-    if constexpr (kBranchFreeCompare) {
-      unsigned hits = 0;
-      for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-        hits |= static_cast<unsigned>(key_eq_(slots_.key_at(bucket, s), key)) << s;
-      }
-      hits &= occupied;
-      return hits == 0 ? SlotsPerBucket : static_cast<unsigned>(std::countr_zero(hits));
-    } else {
-      for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-        if (((occupied >> s) & 1U) != 0 && key_eq_(slots_.key_at(bucket, s), key)) return s;
-      }
-      return SlotsPerBucket;
-    }
-  }
+  unsigned slot_in(std::uint32_t bucket, const Q& key) const;
 
   // The hot lookup: two buckets (the second prefetched while the first is compared),
   // then the stash only if it holds anything.
   template <class Q>
-  std::size_t position_of(const Q& key, std::uint64_t hash) const {
-    if (size_ == 0) return kNoPosition;  // also covers a moved-from map (no buckets)
-    const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-    slots_.prefetch(pair.second);
-    if (const unsigned s = slot_in(pair.first, key); s != SlotsPerBucket) {
-      return slot_index(pair.first, s);
-    }
-    if (const unsigned s = slot_in(pair.second, key); s != SlotsPerBucket) {
-      return slot_index(pair.second, s);
-    }
-    if (stash_count_ != 0) [[unlikely]] return stash_position_of(key);
-    return kNoPosition;
-  }
+  std::size_t position_of(const Q& key, std::uint64_t hash) const;
   template <class Q>
-  [[gnu::noinline]] std::size_t stash_position_of(const Q& key) const {
-    const std::size_t stash = table_slots();
-    for (std::size_t i = 0; i < kStashSlots; ++i) {
-      if (holds(stash + i, key)) return stash + i;
-    }
-    return kNoPosition;
-  }
+  [[gnu::noinline]] std::size_t stash_position_of(const Q& key) const;
 
   // The position of the first free slot of bucket, or kNoPosition if it is full.
   std::size_t free_slot_in(std::uint32_t bucket) const noexcept {
@@ -639,44 +606,7 @@ class CuckooMap {
   };
 
   template <class KK, class VV>
-  InsertResult insert_impl(KK&& key, VV&& value, bool assign) {
-    const std::uint64_t hash = hash_key(key);
-    const std::size_t pos = position_of(key, hash);
-    // Memory running out anywhere below is a refused insert (kFull); every step below
-    // either completes or changes nothing (see insert_slow).
-    try {
-      if (pos != kNoPosition) {
-        if (!assign) return InsertResult::kExists;
-        slots_.item(pos).second = std::forward<VV>(value);
-        ++stats_.updates;
-        return InsertResult::kUpdated;
-      }
-      if (bucket_count_ != 0) [[likely]] {
-        const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-        std::size_t slot = free_slot_in(pair.first);
-        if (slot == kNoPosition) slot = free_slot_in(pair.second);
-        if (slot != kNoPosition) [[likely]] {
-          slots_.emplace(slot, std::forward<KK>(key), std::forward<VV>(value));
-          ++size_;
-          ++stats_.inserts;
-          return InsertResult::kInserted;
-        }
-      }
-      if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, VV&&>) {
-        // Moves only: the item goes in at the end, once it has a place.
-        return insert_slow(Pending<KK, VV>{std::forward<KK>(key), std::forward<VV>(value)}, hash);
-      } else {
-        // A copy can throw: make it now, before any item moves, so that the steps that
-        // place the item only move (nothrow). The arguments copied are the caller's const
-        // ones, which stay as they were.
-        value_type item(std::forward<KK>(key), std::forward<VV>(value));
-        return insert_slow(Pending<K, V>{std::move(item.first), std::move(item.second)}, hash);
-      }
-    } catch (const std::bad_alloc&) {
-      ++stats_.full_rejections;
-      return InsertResult::kFull;
-    }
-  }
+  InsertResult insert_impl(KK&& key, VV&& value, bool assign);
 
   template <class KK, class... Args>
   InsertResult try_emplace_impl(KK&& key, Args&&... args);
@@ -730,6 +660,7 @@ class CuckooMap {
     requires HasherFor<Hasher, K>
 #define CUCKOO_MAP CuckooMap<K, V, SlotsPerBucket, Hasher, KeyEqual, Allocator>
 
+#include "detail/map_lookup.hpp"
 #include "detail/map_iterators.hpp"
 #include "detail/map_assignment.hpp"
 #include "detail/map_insert.hpp"

@@ -354,23 +354,7 @@ class SmartCuckoo {
 
   enum class PlaceOutcome : std::uint8_t { kPlaced, kPredictedFailure, kKickBoundHit };
 
-  static const SmartCuckooConfig& validated(const SmartCuckooConfig& config) {
-    if (config.capacity < 2 || config.capacity > SmartCuckooConfig::kMaxCapacity) {
-      throw ConfigError("capacity", "got " + std::to_string(config.capacity) +
-                                        "; must be in [2, kMaxCapacity = " +
-                                        std::to_string(SmartCuckooConfig::kMaxCapacity) + "]");
-    }
-    if (config.max_kicks == 0) {
-      throw ConfigError("max_kicks", "got 0; must be at least 1");
-    }
-    if (config.stash_capacity > SmartCuckooConfig::kMaxStashCapacity) {
-      throw ConfigError("stash_capacity",
-                        "got " + std::to_string(config.stash_capacity) +
-                            "; must be in [0, kMaxStashCapacity = " +
-                            std::to_string(SmartCuckooConfig::kMaxStashCapacity) + "]");
-    }
-    return config;
-  }
+  static const SmartCuckooConfig& validated(const SmartCuckooConfig& config);
 
   Vertex checked_vertex(std::size_t vertex) const {
     assert(vertex < graph_vertices());
@@ -414,161 +398,32 @@ class SmartCuckoo {
   // Algorithm 2 (Determine-v-add) and, for v+0, the case analysis of Algorithm 4.
   // `find` is Forest::find (inserts: compresses paths) or Forest::find_root (queries).
   template <class FindFn>
-  Classification classify_vertices(Vertex a, Vertex b, FindFn&& find) const {
-    const bool a_in = forest_.in_forest(a);
-    const bool b_in = forest_.in_forest(b);
-    if (!a_in && !b_in) return {SmartCuckooCase::kVPlus2, Forest::kNone, Forest::kNone};
-    const Vertex ra = a_in ? find(a) : Forest::kNone;
-    const Vertex rb = b_in ? find(b) : Forest::kNone;
-    if (!a_in || !b_in) return {SmartCuckooCase::kVPlus1, ra, rb};
-    const bool a_max = forest_.is_maximal(ra);
-    const bool b_max = forest_.is_maximal(rb);
-    SmartCuckooCase kase;
-    if (ra == rb) {
-      kase = a_max ? SmartCuckooCase::kOneMaximal : SmartCuckooCase::kOneNonMaximal;
-    } else if (!a_max && !b_max) {
-      kase = SmartCuckooCase::kTwoNonMaximal;
-    } else if (a_max && b_max) {
-      kase = SmartCuckooCase::kTwoMaximal;
-    } else {
-      kase = SmartCuckooCase::kNonMaximalAndMaximal;
-    }
-    return {kase, ra, rb};
-  }
+  Classification classify_vertices(Vertex a, Vertex b, FindFn&& find) const;
 
   Classification classify_for_update(Vertex a, Vertex b) {
     return classify_vertices(a, b, [this](Vertex v) { return forest_.find(v); });
   }
 
   template <bool kAssign>
-  InsertResult insert_impl(K&& key, V&& value) {
-    stats_.last_insert_kicks = 0;
-    const auto [a, b] = vertices_for(key);
-    if (Entry* present = locate(key, a, b)) {
-      if constexpr (kAssign) {
-        present->value = std::move(value);
-        return InsertResult::kUpdated;
-      } else {
-        return InsertResult::kExists;
-      }
-    }
-    // Algorithm 1.
-    Entry entry{std::move(key), std::move(value)};
-    const Classification c = classify_for_update(a, b);
-    ++stats_.case_counts[static_cast<std::size_t>(c.kase)];
-    std::uint64_t kicks = 0;
-    const PlaceOutcome outcome = place(c, a, b, entry, kicks);
-    stats_.last_insert_kicks = kicks;  // 0 unless placed: a failure changes nothing
-    stats_.total_kicks += kicks;
-    if (outcome == PlaceOutcome::kPlaced) {
-      ++stats_.inserts;
-      return InsertResult::kInserted;
-    }
-    if (outcome == PlaceOutcome::kPredictedFailure) {
-      ++stats_.predicted_failures;
-    } else {
-      ++stats_.kick_bound_exhaustions;
-    }
-    if (stash_.size() >= config_.stash_capacity) {
-      ++stats_.full_rejections;
-      return InsertResult::kFull;
-    }
-    stash_.push_back(std::move(entry));
-    ++stats_.stash_insertions;
-    ++stats_.inserts;
-    if (stash_.size() > stats_.max_stash_size) stats_.max_stash_size = stash_.size();
-    return InsertResult::kInserted;
-  }
+  InsertResult insert_impl(K&& key, V&& value);
 
   // Places `entry` (candidate vertices a, b, classified as c) into the tables and
   // updates the pseudoforest: Algorithm 1's dispatch, Algorithm 3 (DirectInsert) and
   // Algorithm 4 (InDirectInsert). Moves from entry only when it returns kPlaced; on any
   // other outcome nothing changed. `kicks` receives the displacements.
   PlaceOutcome place(const Classification& c, Vertex a, Vertex b, Entry& entry,
-                     std::uint64_t& kicks) {
-    kicks = 0;
-    switch (c.kase) {
-      case SmartCuckooCase::kVPlus2:
-        // Algorithm 1 lines 4-7: a unique ID for the new subgraph, then DirectInsert;
-        // both buckets are free, so Algorithm 3 takes B[a].
-        forest_.create_subgraph(a, b);
-        store(a, b, entry);
-        return PlaceOutcome::kPlaced;
-      case SmartCuckooCase::kVPlus1: {
-        // Algorithm 1 lines 9-12: Union(a, b), then DirectInsert (Algorithm 3): B[a] if
-        // it is free, otherwise B[b], which then is the new, free vertex.
-        const bool a_in = c.root_a != Forest::kNone;
-        forest_.extend_subgraph(a_in ? c.root_a : c.root_b, a_in ? b : a);
-        if (!forest_.occupied(a)) {
-          store(a, b, entry);
-        } else {
-          store(b, a, entry);
-        }
-        return PlaceOutcome::kPlaced;
-      }
-      case SmartCuckooCase::kOneNonMaximal:
-        // Algorithm 4 lines 2-3: Kick-out(x, B[a]) inside the one non-maximal subgraph
-        // (a free candidate bucket is taken first); it becomes maximal.
-        return kick_in(c, a, b, entry, kicks, !forest_.occupied(b) ? b : a);
-      case SmartCuckooCase::kTwoNonMaximal:
-        // Algorithm 4 lines 4-6: Kick-out(x, B[a]) into a's tree (or B[b] if free), then
-        // Union(a, b): the merged subgraph is a tree whose free bucket is the other's.
-        return kick_in(c, a, b, entry, kicks,
-                       (forest_.occupied(a) && !forest_.occupied(b)) ? b : a);
-      case SmartCuckooCase::kNonMaximalAndMaximal:
-        // Algorithm 4 lines 7-13: enter at the candidate bucket of the non-maximal
-        // subgraph and follow its directed path to its free bucket; never walk into the
-        // maximal one. Then Union(a, b): the result is maximal.
-        return kick_in(c, a, b, entry, kicks, forest_.is_maximal(c.root_a) ? b : a);
-      case SmartCuckooCase::kTwoMaximal:
-      case SmartCuckooCase::kOneMaximal:
-        // Algorithm 4 lines 14-15: no placement exists. No kick; the caller stashes.
-        return PlaceOutcome::kPredictedFailure;
-    }
-    return PlaceOutcome::kPredictedFailure;
-  }
+                     std::uint64_t& kicks);
 
   // The v+0 sub-cases (1)-(3): checks the walk from `start` against max_kicks before
   // changing anything, then updates the counts (Union or one more edge) and kicks.
   PlaceOutcome kick_in(const Classification& c, Vertex a, Vertex b, Entry& entry,
-                       std::uint64_t& kicks, Vertex start) {
-    const Vertex walk = forest_.walk_length(start, config_.max_kicks);
-    if (walk == Forest::kNone) return PlaceOutcome::kKickBoundHit;
-    assert(walk < forest_.vertex_count(forest_.find_root(start)));
-    if (c.root_a == c.root_b) {
-      forest_.add_edge_within(c.root_a);
-    } else {
-      forest_.unite(c.root_a, c.root_b);
-    }
-    kick_out(start, start == a ? b : a, entry);
-    kicks = walk;
-    return PlaceOutcome::kPlaced;
-  }
+                       std::uint64_t& kicks, Vertex start);
 
   // Kick-out(x, B[start]): x takes B[start]; the item there moves to its alternate
   // bucket, displacing the next, until a free bucket takes the last one. Each moved
   // item's edge flips direction (it now points back to the bucket it left). REQUIRES:
   // walk_length(start) succeeded, so the loop ends at a free bucket.
-  void kick_out(Vertex start, Vertex alternate, Entry& entry) {
-    Vertex at = start;
-    Vertex carried_alternate = alternate;
-    Entry carried = std::move(entry);
-    for (std::uint32_t kick = 0; kick <= config_.max_kicks; ++kick) {
-      if (!slots_[at]) {
-        slots_[at].emplace(std::move(carried));
-        forest_.link(at, carried_alternate);
-        ++table_items_;
-        return;
-      }
-      const Vertex next = forest_.out(at);
-      std::swap(*slots_[at], carried);
-      forest_.unlink(at);
-      forest_.link(at, carried_alternate);
-      carried_alternate = at;
-      at = next;
-    }
-    assert(false && "kick_out ran past the walk that walk_length() measured");
-  }
+  void kick_out(Vertex start, Vertex alternate, Entry& entry);
 
   // Algorithm 3's B[v] <- x: v is free; the new edge points to `alternate`.
   void store(Vertex v, Vertex alternate, Entry& entry) {
@@ -580,40 +435,11 @@ class SmartCuckoo {
 
   // Algorithm 5: delete the item at v, then reassign IDs and counts of the piece(s) its
   // subgraph splits into; finally move back the stash items that now fit.
-  void remove_from_table(Vertex v) {
-    const Vertex w = forest_.out(v);
-    slots_[v].reset();
-    --table_items_;
-    forest_.unlink(v);
-    forest_.split_after_unlink(v, w);
-    drain_stash();
-  }
+  void remove_from_table(Vertex v);
 
   // After a deletion: every stash item whose placement is no longer predicted to fail
   // is placed (same algorithms as insert). Examines each stash item once.
-  void drain_stash() {
-    const std::size_t stash_bound = stash_.size();
-    std::size_t i = 0;
-    for (std::size_t examined = 0; examined < stash_bound; ++examined) {
-      Entry& e = stash_[i];
-      const auto [a, b] = vertices_for(e.key);
-      const Classification c = classify_for_update(a, b);
-      if (predicts_failure(c.kase)) {
-        ++i;
-        continue;
-      }
-      std::uint64_t kicks = 0;
-      const PlaceOutcome outcome = place(c, a, b, e, kicks);
-      stats_.total_kicks += kicks;
-      if (outcome == PlaceOutcome::kPlaced) {
-        stash_.erase(stash_.begin() + static_cast<std::ptrdiff_t>(i));
-        ++stats_.stash_reinsertions;
-      } else {
-        ++stats_.kick_bound_exhaustions;
-        ++i;
-      }
-    }
-  }
+  void drain_stash();
 
   SmartCuckooConfig config_;
   Hasher hasher_;
@@ -627,116 +453,15 @@ class SmartCuckoo {
   SmartCuckooStats stats_;
 };
 
-template <class K, class V, class Hasher, class KeyEqual>
-std::optional<std::string> SmartCuckoo<K, V, Hasher, KeyEqual>::invariant_violation() const {
-  const std::size_t vertex_total = graph_vertices();
-  const auto at = [](std::size_t v) { return "vertex " + std::to_string(v); };
-  if (slots_.size() != vertex_total || forest_.vertex_slots() != vertex_total) {
-    return "table and pseudoforest sizes differ from 2 * table_size()";
-  }
-  if (std::string links = forest_.check_links(); !links.empty()) return links;
-  // Each return below names the first violation found.
-
-  // Items: each at one of its candidate vertices, its edge toward the other, once.
-  std::size_t occupied = 0;
-  for (Vertex v = 0; v < vertex_total; ++v) {
-    if (slots_[v].has_value() != forest_.occupied(v)) {
-      return at(v) + ": bucket occupancy and pseudoforest edge disagree";
-    }
-    if (!slots_[v]) continue;
-    ++occupied;
-    const auto [a, b] = vertices_for(slots_[v]->key);
-    if (v != a && v != b) return at(v) + ": holds a key whose candidates are elsewhere";
-    const Vertex other = v == a ? b : a;
-    if (forest_.out(v) != other) return at(v) + ": edge does not point to the alternate bucket";
-    if (slots_[other] && key_equal_(slots_[other]->key, slots_[v]->key)) {
-      return at(v) + ": its key is stored in both candidate buckets";
-    }
-    if (find_in_stash(slots_[v]->key)) return at(v) + ": its key is also in the stash";
-  }
-  if (occupied != table_items_) {
-    return "table holds " + std::to_string(occupied) + " items but counts " +
-           std::to_string(table_items_);
-  }
-
-  // Components from scratch: breadth-first search over an adjacency list of the items.
-  std::vector<std::size_t> degree(vertex_total + 1, 0);
-  for (Vertex v = 0; v < vertex_total; ++v) {
-    if (!forest_.occupied(v)) continue;
-    ++degree[v];
-    ++degree[forest_.out(v)];
-  }
-  std::vector<std::size_t> begin(vertex_total + 1, 0);
-  for (std::size_t v = 0; v < vertex_total; ++v) begin[v + 1] = begin[v] + degree[v];
-  std::vector<Vertex> adjacent(begin[vertex_total]);
-  std::vector<std::size_t> fill(begin.begin(), begin.end() - 1);
-  for (Vertex v = 0; v < vertex_total; ++v) {
-    if (!forest_.occupied(v)) continue;
-    adjacent[fill[v]++] = forest_.out(v);
-    adjacent[fill[forest_.out(v)]++] = v;
-  }
-  std::vector<bool> seen(vertex_total, false);
-  std::vector<bool> root_used(vertex_total, false);
-  std::vector<Vertex> queue;
-  for (Vertex s = 0; s < vertex_total; ++s) {
-    if (seen[s]) continue;
-    if (degree[s] == 0) {
-      if (forest_.in_forest(s)) return at(s) + ": has no edge but records a subgraph ID";
-      continue;
-    }
-    queue.assign(1, s);
-    seen[s] = true;
-    std::size_t edges = 0;
-    for (std::size_t head = 0; head < queue.size(); ++head) {  // bound: each vertex once
-      const Vertex x = queue[head];
-      if (forest_.occupied(x)) ++edges;
-      for (std::size_t k = begin[x]; k < begin[x + 1]; ++k) {
-        if (!seen[adjacent[k]]) {
-          seen[adjacent[k]] = true;
-          queue.push_back(adjacent[k]);
-        }
-      }
-    }
-    const std::size_t vertices = queue.size();
-    if (edges > vertices) {
-      return "component of " + at(s) + " has " + std::to_string(edges) + " edges but " +
-             std::to_string(vertices) + " vertices";
-    }
-    for (const Vertex x : queue) {
-      if (!forest_.in_forest(x)) return at(x) + ": has an edge but no subgraph ID";
-    }
-    const Vertex root = forest_.find_root(s);
-    if (forest_.recorded_id(root) != root) return at(root) + ": find() ended at a non-root";
-    for (const Vertex x : queue) {
-      if (forest_.find_root(x) != root) {
-        return at(x) + ": subgraph ID " + std::to_string(forest_.find_root(x)) +
-               " differs from " + std::to_string(root) + " of its component";
-      }
-    }
-    if (root_used[root]) return "subgraph ID " + std::to_string(root) + " names two components";
-    root_used[root] = true;
-    if (forest_.vertex_count(root) != vertices || forest_.edge_count(root) != edges) {
-      return "subgraph " + std::to_string(root) + " records " +
-             std::to_string(forest_.vertex_count(root)) + " vertices and " +
-             std::to_string(forest_.edge_count(root)) + " edges; recomputed " +
-             std::to_string(vertices) + " and " + std::to_string(edges);
-    }
-  }
-
-  // Stash: within capacity, keys distinct, each still unplaceable.
-  if (stash_.size() > config_.stash_capacity) return "stash exceeds its capacity";
-  for (std::size_t i = 0; i < stash_.size(); ++i) {
-    for (std::size_t j = i + 1; j < stash_.size(); ++j) {
-      if (key_equal_(stash_[i].key, stash_[j].key)) return "a key is in the stash twice";
-    }
-    const auto [a, b] = vertices_for(stash_[i].key);
-    if (stats_.kick_bound_exhaustions == 0 &&
-        !predicts_failure(
-            classify_vertices(a, b, [this](Vertex v) { return forest_.find_root(v); }).kase)) {
-      return "stash item " + std::to_string(i) + " could be placed in the tables";
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace cuckoo
+
+// ---- Out-of-line definitions (detail/smart_*.hpp) ---------------------------------------
+
+#define CUCKOO_SMART_TEMPLATE template <class K, class V, class Hasher, class KeyEqual>
+#define CUCKOO_SMART SmartCuckoo<K, V, Hasher, KeyEqual>
+
+#include "detail/smart_insert.hpp"
+#include "detail/smart_invariants.hpp"
+
+#undef CUCKOO_SMART
+#undef CUCKOO_SMART_TEMPLATE

@@ -1,6 +1,6 @@
-// CuckooMap's insert beyond the hot path, and erase's stash refill: out-of-line members of
-// CuckooMap (cuckoo/cuckoo_map.hpp), included at its end. Growth and rebuilds are in
-// detail/map_growth.hpp.
+// CuckooMap's insert, from the hot path to the slow paths, and erase's stash refill:
+// out-of-line members of CuckooMap (cuckoo/cuckoo_map.hpp), included at its end. Growth and
+// rebuilds are in detail/map_growth.hpp.
 //
 // insert() of a new key tries, in order:
 //   1. a free slot in either candidate bucket (the hot path);
@@ -196,4 +196,44 @@ InsertResult CUCKOO_MAP::grow_and_insert(Pending<KK, VV>& item) {
   return InsertResult::kFull;
 }
 
+CUCKOO_MAP_TEMPLATE
+template <class KK, class VV>
+inline auto CUCKOO_MAP::insert_impl(KK&& key, VV&& value, bool assign) -> InsertResult {
+  const std::uint64_t hash = hash_key(key);
+  const std::size_t pos = position_of(key, hash);
+  // Memory running out anywhere below is a refused insert (kFull); every step below
+  // either completes or changes nothing (see insert_slow).
+  try {
+    if (pos != kNoPosition) {
+      if (!assign) return InsertResult::kExists;
+      slots_.item(pos).second = std::forward<VV>(value);
+      ++stats_.updates;
+      return InsertResult::kUpdated;
+    }
+    if (bucket_count_ != 0) [[likely]] {
+      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+      std::size_t slot = free_slot_in(pair.first);
+      if (slot == kNoPosition) slot = free_slot_in(pair.second);
+      if (slot != kNoPosition) [[likely]] {
+        slots_.emplace(slot, std::forward<KK>(key), std::forward<VV>(value));
+        ++size_;
+        ++stats_.inserts;
+        return InsertResult::kInserted;
+      }
+    }
+    if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, VV&&>) {
+      // Moves only: the item goes in at the end, once it has a place.
+      return insert_slow(Pending<KK, VV>{std::forward<KK>(key), std::forward<VV>(value)}, hash);
+    } else {
+      // A copy can throw: make it now, before any item moves, so that the steps that
+      // place the item only move (nothrow). The arguments copied are the caller's const
+      // ones, which stay as they were.
+      value_type item(std::forward<KK>(key), std::forward<VV>(value));
+      return insert_slow(Pending<K, V>{std::move(item.first), std::move(item.second)}, hash);
+    }
+  } catch (const std::bad_alloc&) {
+    ++stats_.full_rejections;
+    return InsertResult::kFull;
+  }
+}
 }  // namespace cuckoo

@@ -1,0 +1,57 @@
+// CuckooMap's lookup (out-of-line members of CuckooMap, cuckoo/cuckoo_map.hpp, included
+// at its end): the key's slot in one bucket (branch-free for bitwise keys, see
+// kBranchFreeCompare), the hot two-bucket probe with the second bucket prefetched, and
+// the stash scan behind it.
+#pragma once
+
+#ifndef CUCKOO_MAP
+#error "map_lookup.hpp holds out-of-line members of CuckooMap: include cuckoo/cuckoo_map.hpp"
+#endif
+
+namespace cuckoo {
+
+CUCKOO_MAP_TEMPLATE
+template <class Q>
+inline auto CUCKOO_MAP::slot_in(std::uint32_t bucket, const Q& key) const -> unsigned {
+  const unsigned occupied = slots_.mask(bucket);
+  if constexpr (kBranchFreeCompare) {
+    unsigned hits = 0;
+    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+      hits |= static_cast<unsigned>(key_eq_(slots_.key_at(bucket, s), key)) << s;
+    }
+    hits &= occupied;
+    return hits == 0 ? SlotsPerBucket : static_cast<unsigned>(std::countr_zero(hits));
+  } else {
+    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+      if (((occupied >> s) & 1U) != 0 && key_eq_(slots_.key_at(bucket, s), key)) return s;
+    }
+    return SlotsPerBucket;
+  }
+}
+
+CUCKOO_MAP_TEMPLATE
+template <class Q>
+inline auto CUCKOO_MAP::position_of(const Q& key, std::uint64_t hash) const -> std::size_t {
+  if (size_ == 0) return kNoPosition;  // also covers a moved-from map (no buckets)
+  const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+  slots_.prefetch(pair.second);
+  if (const unsigned s = slot_in(pair.first, key); s != SlotsPerBucket) {
+    return slot_index(pair.first, s);
+  }
+  if (const unsigned s = slot_in(pair.second, key); s != SlotsPerBucket) {
+    return slot_index(pair.second, s);
+  }
+  if (stash_count_ != 0) [[unlikely]] return stash_position_of(key);
+  return kNoPosition;
+}
+
+CUCKOO_MAP_TEMPLATE
+template <class Q>
+auto CUCKOO_MAP::stash_position_of(const Q& key) const -> std::size_t {
+  const std::size_t stash = table_slots();
+  for (std::size_t i = 0; i < kStashSlots; ++i) {
+    if (holds(stash + i, key)) return stash + i;
+  }
+  return kNoPosition;
+}
+}  // namespace cuckoo
