@@ -85,6 +85,93 @@ TEST(Statistics, ClassicCuckooKickCountsAndHistogram) {
   EXPECT_TRUE(table.check_invariants()) << table.invariant_violation().value_or("");
 }
 
+// ClassicCuckoo's rebuild counters, kRehash, table_size 4, max_capacity 8 (growth would
+// exceed it), max_rehashes 2, max_kicks 5. The keys and their first three inserts are
+// the ones above (A (0,0), B, C, D (0,1); layout T0[0] = C, T1[0] = A, T1[1] = B), and
+// their placed hashes ignore the seed, so every fresh seed gives the same candidates.
+// D's walk fails (5 kicks, undone). Each rehash plans the items in slot order (C, A, B
+// from the layout, then D): C, A and B take T0[0], T1[0], T1[1]; D's planning walk
+// swaps through T0[0] and T1[1] for max_kicks = 5 evictions and fails. Two rehashes:
+// rehashes 2, rebuild_kicks 10; then growth is refused (4 * 4 > 8): kFull, grows 0.
+TEST(Statistics, ClassicCuckooRehashCounters) {
+  cuckoo::ClassicCuckooConfig config;
+  config.capacity = 8;
+  config.max_capacity = 8;
+  config.max_kicks = 5;
+  config.max_rehashes = 2;
+  config.on_failure = cuckoo::OnInsertFailure::kRehash;
+  config.seed = 1;
+  PlacedHasher hasher;
+  ClassicLayout table(config, hasher);
+  ASSERT_EQ(table.table_size(), 4U);
+  place_in_two_tables(hasher, 1, 0, 0);
+  place_in_two_tables(hasher, 2, 0, 1);
+  place_in_two_tables(hasher, 3, 0, 1);
+  place_in_two_tables(hasher, 4, 0, 1);
+  for (std::uint64_t key = 1; key <= 3; ++key) {
+    ASSERT_EQ(table.insert(key, key), InsertResult::kInserted) << key;
+  }
+  EXPECT_EQ(table.insert(4, 4), InsertResult::kFull);
+  const cuckoo::ClassicCuckooStats& s = table.stats();
+  EXPECT_EQ(s.failures, 1U);
+  EXPECT_EQ(s.rehashes, 2U);
+  EXPECT_EQ(s.rebuild_kicks, 10U);
+  EXPECT_EQ(s.grows, 0U);
+  EXPECT_EQ(s.full, 1U);
+  EXPECT_EQ(s.inserted, 3U);
+  EXPECT_EQ(s.total_kicks, 6U);
+  EXPECT_EQ(table.table_size(), 4U);
+  EXPECT_TRUE(table.check_invariants()) << table.invariant_violation().value_or("");
+}
+
+// ClassicCuckoo's growth counter, kGrow, max_rehashes 0, max_kicks 5, table_size 4 then
+// 8. The keys are placed for 8 buckets: A (0,0), B (1,2), C (0,3), D (1,3). Positions are
+// multiply-shift reductions, so with 4 buckets each is halved: A (0,0), B, C, D (0,1),
+// the scenario above: C kicks once, D's walk fails (5 kicks). Growth to 8 buckets plans
+// C, A, B (slot order) and D with no eviction: C T0[0], A T1[0], B T0[1], D T1[3].
+// grows 1, rebuild_kicks 0, rehashes 0, and D is in.
+TEST(Statistics, ClassicCuckooGrowthCounters) {
+  cuckoo::ClassicCuckooConfig config;
+  config.capacity = 8;
+  config.max_capacity = 16;
+  config.max_kicks = 5;
+  config.max_rehashes = 0;
+  config.on_failure = cuckoo::OnInsertFailure::kGrow;
+  config.seed = 1;
+  PlacedHasher hasher;
+  ClassicLayout table(config, hasher);
+  ASSERT_EQ(table.table_size(), 4U);
+  const auto place8 = [&](std::uint64_t key, std::uint32_t p0, std::uint32_t p1) {
+    const std::optional<std::uint64_t> h = ClassicLayout::hash_with_positions(p0, p1, 8);
+    ASSERT_TRUE(h.has_value());
+    hasher.place(key, *h);
+  };
+  place8(1, 0, 0);
+  place8(2, 1, 2);
+  place8(3, 0, 3);
+  place8(4, 1, 3);
+  ASSERT_EQ(table.positions_of(1), std::make_pair(0U, 0U));
+  for (const std::uint64_t key : {2, 3, 4}) {
+    ASSERT_EQ(table.positions_of(key), std::make_pair(0U, 1U)) << key;
+  }
+  for (std::uint64_t key = 1; key <= 3; ++key) {
+    ASSERT_EQ(table.insert(key, key), InsertResult::kInserted) << key;
+  }
+  EXPECT_EQ(table.stats().last_insert_kicks, 1U);
+  EXPECT_EQ(table.insert(4, 4), InsertResult::kInserted);
+  const cuckoo::ClassicCuckooStats& s = table.stats();
+  EXPECT_EQ(s.failures, 1U);
+  EXPECT_EQ(s.grows, 1U);
+  EXPECT_EQ(s.rehashes, 0U);
+  EXPECT_EQ(s.rebuild_kicks, 0U);
+  EXPECT_EQ(s.inserted, 4U);
+  EXPECT_EQ(s.full, 0U);
+  EXPECT_EQ(s.total_kicks, 6U);
+  EXPECT_EQ(table.table_size(), 8U);
+  for (std::uint64_t key = 1; key <= 4; ++key) EXPECT_NE(table.find(key), nullptr) << key;
+  EXPECT_TRUE(table.check_invariants()) << table.invariant_violation().value_or("");
+}
+
 // CuckooMap<B = 2>, 4 buckets, may not grow. Buckets 0 and 1 hold two keys each whose
 // candidate buckets are both that bucket, so an item with candidates {0, 1} has no cuckoo
 // path: each such insert runs one search, which fails, and goes to the stash, until the
