@@ -2,7 +2,7 @@
 // (issue 7, item 6).
 //
 //   concurrent/filter/{single,coarse,striped}/rR-wW/threads:T
-//   concurrent/map/{single,coarse,striped}/rR-wW/threads:T
+//   concurrent/map/{single,coarse,striped,libcuckoo}/rR-wW/threads:T
 // A filter of 2N slots (f = 12, b = 4) or a map reserved for 2N items is prefilled with N
 // keys (N = CUCKOO_BENCH_CONCURRENT_ITEMS, default 2M), so the load is about 50%. Each
 // thread replays its own precomputed stream: reads (R percent) look up random prefilled
@@ -10,7 +10,8 @@
 // every pass over the stream leaves the structure as it found it. "single" is
 // CuckooFilter / CuckooMap running thread 0's stream alone. Throughput is ops per second
 // of wall time over all threads (UseRealTime); bench/report.py divides each design's
-// figure by "single" at the same mix.
+// figure by "single" at the same mix, and the striped map's by libcuckoo's
+// cuckoohash_map (the peer it replaces) at the same mix and thread count.
 //
 // This file builds two programs, one per family: bench_concurrent_filter and, with
 // CUCKOO_BENCH_CONCURRENT_MAP=1, bench_concurrent_map.
@@ -25,6 +26,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -33,6 +35,8 @@
 
 #include "bench_common.hpp"
 #if CUCKOO_BENCH_CONCURRENT_MAP
+#include <libcuckoo/cuckoohash_map.hh>
+
 #include "cuckoo/concurrent_map.hpp"
 #include "cuckoo/cuckoo_map.hpp"
 #else
@@ -121,9 +125,17 @@ std::unique_ptr<F> make_filter() {
 }
 
 #else
+using LibcuckooMap = libcuckoo::cuckoohash_map<std::uint64_t, std::uint64_t>;
+
 template <class M>
 std::unique_ptr<M> make_map() {
-  auto m = std::make_unique<M>(map_config());
+  std::unique_ptr<M> m;
+  if constexpr (std::is_same_v<M, LibcuckooMap>) {
+    m = std::make_unique<M>();
+    m->reserve(2 * prefill_items());  // sized for 2N items, as map_config() sizes ours
+  } else {
+    m = std::make_unique<M>(map_config());
+  }
   for (std::uint64_t i = 0; i < prefill_items(); ++i) {
     const std::uint64_t k = key_at(kInsertedStream, i);
     m->insert(k, k);
@@ -146,6 +158,19 @@ std::uint64_t apply_filter(F& f, const Op& op) {
 }
 
 #else
+std::uint64_t apply_map(LibcuckooMap& m, const Op& op) {
+  switch (op.kind) {
+    case OpKind::kLookup: {
+      std::uint64_t v = 0;
+      return m.find(op.key, v) ? 1 : 0;
+    }
+    case OpKind::kInsert: return m.insert(op.key, op.key) ? 1 : 0;
+    case OpKind::kErase: return m.erase(op.key) ? 1 : 0;
+    case OpKind::kUpdate: break;
+  }
+  return 0;
+}
+
 template <class M>
 std::uint64_t apply_map(M& m, const Op& op) {
   switch (op.kind) {
@@ -282,6 +307,7 @@ void register_all() {
   register_design<Map>("map", "single", false, make_map<Map>, map_op);
   register_design<Coarse>("map", "coarse", true, make_map<Coarse>, map_op);
   register_design<Striped>("map", "striped", true, make_map<Striped>, map_op);
+  register_design<LibcuckooMap>("map", "libcuckoo", true, make_map<LibcuckooMap>, map_op);
 #endif
 }
 

@@ -1,8 +1,11 @@
 // Exact-table benchmarks (issue 7, items 4 and 5).
 //
-//   map/{cuckoo_map,unordered_map}/{insert_presized,insert_growing,find_hit,find_miss}/N
-//       CuckooMap<uint64_t, uint64_t> against std::unordered_map, both reserved for N
-//       items (presized) or grown from empty; N = CUCKOO_BENCH_MAP_ITEMS (default 10M)
+//   map/{cuckoo_map,absl_flat_hash_map,libcuckoo,unordered_map}/
+//       {insert_presized,insert_growing,find_hit,find_miss,erase}/N
+//       CuckooMap<uint64_t, uint64_t> against absl::flat_hash_map, libcuckoo's
+//       cuckoohash_map (one thread) and std::unordered_map, each reserved for N items
+//       (presized) or grown from empty; erase removes every key of a presized, full map
+//       (the fill untimed); N = CUCKOO_BENCH_MAP_ITEMS (default 10M)
 //   ycsb/{classic,smart}/I-L-U/C
 //       ClassicCuckoo against SmartCuckoo on the YCSB-style mixes of the SmartCuckoo paper
 //       (insert/lookup/update percent), Zipf(0.99) lookups and updates, in a table of
@@ -16,10 +19,13 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
 #include <benchmark/benchmark.h>
+#include <libcuckoo/cuckoohash_map.hh>
 
 #include "bench_common.hpp"
 #include "cuckoo/classic_cuckoo.hpp"
@@ -33,6 +39,8 @@ namespace {
 
 using Map = CuckooMap<std::uint64_t, std::uint64_t>;
 using StdMap = std::unordered_map<std::uint64_t, std::uint64_t>;
+using AbslMap = absl::flat_hash_map<std::uint64_t, std::uint64_t>;
+using LibcuckooMap = libcuckoo::cuckoohash_map<std::uint64_t, std::uint64_t>;
 
 std::string bench_name(std::initializer_list<std::string_view> parts) {
   std::string name;
@@ -62,19 +70,43 @@ std::unique_ptr<StdMap> make_std_map(std::uint64_t items, Sizing sizing) {
 }
 bool map_insert(Map& m, std::uint64_t k) { return m.insert(k, k) == InsertResult::kInserted; }
 bool map_insert(StdMap& m, std::uint64_t k) { return m.emplace(k, k).second; }
+bool map_insert(AbslMap& m, std::uint64_t k) { return m.emplace(k, k).second; }
+bool map_insert(LibcuckooMap& m, std::uint64_t k) { return m.insert(k, k); }
 std::uint64_t map_find(const Map& m, std::uint64_t k) {
   const std::uint64_t* v = m.find(k);
   return v != nullptr ? *v | 1 : 0;
 }
-std::uint64_t map_find(const StdMap& m, std::uint64_t k) {
+// The standard-shaped maps (std::unordered_map, absl::flat_hash_map).
+template <class M>
+std::uint64_t map_find(const M& m, std::uint64_t k) {
   const auto it = m.find(k);
   return it != m.end() ? it->second | 1 : 0;
 }
+std::uint64_t map_find(const LibcuckooMap& m, std::uint64_t k) {
+  std::uint64_t v = 0;
+  return m.find(k, v) ? v | 1 : 0;
+}
+bool map_erase(Map& m, std::uint64_t k) { return m.erase(k); }
+bool map_erase(StdMap& m, std::uint64_t k) { return m.erase(k) == 1; }
+bool map_erase(AbslMap& m, std::uint64_t k) { return m.erase(k) == 1; }
+bool map_erase(LibcuckooMap& m, std::uint64_t k) { return m.erase(k); }
 std::unique_ptr<Map> make_for(const Map*, std::uint64_t items, Sizing sizing) {
   return make_map(items, sizing);
 }
 std::unique_ptr<StdMap> make_for(const StdMap*, std::uint64_t items, Sizing sizing) {
   return make_std_map(items, sizing);
+}
+std::unique_ptr<AbslMap> make_for(const AbslMap*, std::uint64_t items, Sizing sizing) {
+  auto m = std::make_unique<AbslMap>();
+  if (sizing == Sizing::kPresized) m->reserve(items);
+  return m;
+}
+// libcuckoo, used from one thread (its locks uncontended): the single-threaded peer the
+// issue compares against. reserve(n) sizes it for n items at its own load factor.
+std::unique_ptr<LibcuckooMap> make_for(const LibcuckooMap*, std::uint64_t items, Sizing sizing) {
+  auto m = std::make_unique<LibcuckooMap>();
+  if (sizing == Sizing::kPresized) m->reserve(items);
+  return m;
 }
 
 template <class M>
@@ -129,11 +161,36 @@ void map_find_bench(benchmark::State& state, std::uint64_t items, bool hit) {
   if (found != (hit ? keys.size() : 0)) state.SkipWithError("wrong find answers");
 }
 
+// Erases every key of a presized map holding `items` keys, in insertion-stream order; the
+// fill before each pass is not timed.
+template <class M>
+void map_erase_bench(benchmark::State& state, std::uint64_t items) {
+  map_cache<M>().drop(items, 0);
+  double seconds = 0.0;
+  std::uint64_t erased = 0;
+  for (auto _ : state) {
+    auto m = make_for(static_cast<const M*>(nullptr), items, Sizing::kPresized);
+    for (std::uint64_t i = 0; i < items; ++i) map_insert(*m, key_at(kInsertedStream, i));
+    const double start = thread_seconds();
+    for (std::uint64_t i = 0; i < items; ++i) {
+      erased += map_erase(*m, key_at(kInsertedStream, i)) ? 1 : 0;
+    }
+    const double elapsed = thread_seconds() - start;
+    state.SetIterationTime(elapsed);
+    seconds += elapsed;
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(items));
+  if (erased != items * static_cast<std::uint64_t>(state.iterations())) {
+    state.SkipWithError("an erase missed a present key");
+  }
+  benchmark::DoNotOptimize(seconds);
+}
+
 void register_maps(std::uint64_t items) {
   const std::string size = size_label(items);
   const int fills = fills_for(items);
   const auto register_one = [&](std::string_view name, auto insert_presized, auto insert_growing,
-                                auto find) {
+                                auto find, auto erase) {
     benchmark::RegisterBenchmark(bench_name({"map", name, "insert_presized", size}).c_str(),
                                  insert_presized)
         ->Iterations(fills)
@@ -150,16 +207,23 @@ void register_maps(std::uint64_t items) {
     benchmark::RegisterBenchmark(bench_name({"map", name, "find_miss", size}).c_str(),
                                  [=](benchmark::State& s) { find(s, false); })
         ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(bench_name({"map", name, "erase", size}).c_str(), erase)
+        ->Iterations(fills)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
   };
-  register_one(
-      "cuckoo_map", [=](benchmark::State& s) { map_insert_bench<Map>(s, items, Sizing::kPresized); },
-      [=](benchmark::State& s) { map_insert_bench<Map>(s, items, Sizing::kGrowing); },
-      [=](benchmark::State& s, bool hit) { map_find_bench<Map>(s, items, hit); });
-  register_one(
-      "unordered_map",
-      [=](benchmark::State& s) { map_insert_bench<StdMap>(s, items, Sizing::kPresized); },
-      [=](benchmark::State& s) { map_insert_bench<StdMap>(s, items, Sizing::kGrowing); },
-      [=](benchmark::State& s, bool hit) { map_find_bench<StdMap>(s, items, hit); });
+  const auto register_map = [&](std::string_view name, auto* tag) {
+    using M = std::remove_pointer_t<decltype(tag)>;
+    register_one(
+        name, [=](benchmark::State& s) { map_insert_bench<M>(s, items, Sizing::kPresized); },
+        [=](benchmark::State& s) { map_insert_bench<M>(s, items, Sizing::kGrowing); },
+        [=](benchmark::State& s, bool hit) { map_find_bench<M>(s, items, hit); },
+        [=](benchmark::State& s) { map_erase_bench<M>(s, items); });
+  };
+  register_map("cuckoo_map", static_cast<Map*>(nullptr));
+  register_map("absl_flat_hash_map", static_cast<AbslMap*>(nullptr));
+  register_map("libcuckoo", static_cast<LibcuckooMap*>(nullptr));
+  register_map("unordered_map", static_cast<StdMap*>(nullptr));
 }
 
 // ---- ClassicCuckoo against SmartCuckoo, YCSB mixes.
