@@ -6,6 +6,8 @@
 //       cuckoohash_map (one thread) and std::unordered_map, each reserved for N items
 //       (presized) or grown from empty; erase removes every key of a presized, full map
 //       (the fill untimed); N = CUCKOO_BENCH_MAP_ITEMS (default 10M)
+//   map/cuckoo_map/{find_many_hit,find_many_miss}/N
+//       the same finds through CuckooMap::find_many, one call a pass
 //   ycsb/{classic,smart}/I-L-U/C
 //       ClassicCuckoo against SmartCuckoo on the YCSB-style mixes of the SmartCuckoo paper
 //       (insert/lookup/update percent), Zipf(0.99) lookups and updates, in a table of
@@ -161,6 +163,27 @@ void map_find_bench(benchmark::State& state, std::uint64_t items, bool hit) {
   if (found != (hit ? keys.size() : 0)) state.SkipWithError("wrong find answers");
 }
 
+// CuckooMap::find_many over the same keys as map_find_bench, in one call per pass.
+void map_find_many_bench(benchmark::State& state, std::uint64_t items, bool hit) {
+  const Map& m = map_cache<Map>().get(items, 0, [&] {
+    auto built = make_for(static_cast<const Map*>(nullptr), items, Sizing::kPresized);
+    for (std::uint64_t i = 0; i < items; ++i) map_insert(*built, key_at(kInsertedStream, i));
+    return built;
+  });
+  const std::vector<std::uint64_t> keys =
+      hit ? present_queries(items, 3) : absent_queries(items);
+  std::vector<const std::uint64_t*> results(keys.size());
+  std::uint64_t found = 0;
+  for (auto _ : state) {
+    m.find_many(keys, results);
+    found = 0;
+    for (const std::uint64_t* r : results) found += r != nullptr ? 1 : 0;
+    benchmark::DoNotOptimize(found);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(keys.size()));
+  if (found != (hit ? keys.size() : 0)) state.SkipWithError("wrong find_many answers");
+}
+
 // Erases every key of a presized map holding `items` keys, in insertion-stream order; the
 // fill before each pass is not timed.
 template <class M>
@@ -221,6 +244,12 @@ void register_maps(std::uint64_t items) {
         [=](benchmark::State& s) { map_erase_bench<M>(s, items); });
   };
   register_map("cuckoo_map", static_cast<Map*>(nullptr));
+  for (const bool hit : {true, false}) {
+    benchmark::RegisterBenchmark(
+        bench_name({"map", "cuckoo_map", hit ? "find_many_hit" : "find_many_miss", size}).c_str(),
+        [=](benchmark::State& s) { map_find_many_bench(s, items, hit); })
+        ->Unit(benchmark::kMillisecond);
+  }
   register_map("absl_flat_hash_map", static_cast<AbslMap*>(nullptr));
   register_map("libcuckoo", static_cast<LibcuckooMap*>(nullptr));
   register_map("unordered_map", static_cast<StdMap*>(nullptr));

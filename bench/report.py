@@ -205,6 +205,23 @@ def map_rows(t, B):
     sizes = sorted({n.split("/")[3] for n in B if n.startswith("map/cuckoo_map/")}, key=size_key)
     for size in sizes:
         is10m = size == "10M"
+        absl = {op: B.get(f"map/absl_flat_hash_map/{op}/{size}") for op in ("find_hit", "find_miss")}
+        many = {op: B.get(f"map/cuckoo_map/find_many_{op[5:]}/{size}") for op in absl}
+        if any(many.values()):
+            t.section(f"CuckooMap::find_many (batched) vs one-at-a-time finds, {size} items")
+            for op in ("find_hit", "find_miss"):
+                m, a = many[op], absl[op]
+                one = B.get(f"map/cuckoo_map/{op}/{size}")
+                if m and a:
+                    # Issue 13: batched hits at most 0.6x absl's one-at-a-time find.
+                    limit = 0.6 if is10m and op == "find_hit" else None
+                    t.row(f"find_many, {op[5:]}s", ns_per_op(m), "ns/op",
+                          "absl::flat_hash_map find, one at a time", ns_per_op(a),
+                          f"<= {limit}x" if limit else None,
+                          (ns_per_op(m) <= limit * ns_per_op(a)) if limit else None)
+                if m and one:
+                    t.row(f"find_many, {op[5:]}s", ns_per_op(m), "ns/op",
+                          "CuckooMap find, one at a time", ns_per_op(one))
         for peer, label, limits in MAP_PEERS:
             if not any(B.get(f"map/{peer}/{op}/{size}") for op in MAP_OPS):
                 continue

@@ -57,6 +57,7 @@
 #include <limits>
 #include <new>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -410,6 +411,22 @@ class CuckooMap {
   std::size_t count(const key_arg<Q>& key) const {
     return contains(key) ? 1 : 0;
   }
+
+  // Batched find(): results[i] = find(keys[i]) (the value's address, or nullptr) for
+  // every i < size(keys); the same answers, faster for many keys in a table larger than
+  // the cache. Keys are hashed and both their buckets prefetched kFindBatch at a time, so
+  // the cache misses of a group overlap instead of running one after another. keys: any
+  // contiguous sized range of keys find() takes (with a transparent hasher and equality,
+  // e.g. std::string_view on a std::string map); results: any sized random-access range
+  // that `const V*` assigns to. Throws std::invalid_argument, writing nothing, if results
+  // has fewer entries than keys. The pointers are invalidated as find()'s are.
+  template <class Keys, class Results>
+    requires std::ranges::contiguous_range<Keys> && std::ranges::sized_range<Keys> &&
+             std::ranges::random_access_range<Results> &&
+             std::ranges::sized_range<Results> &&
+             std::assignable_from<std::ranges::range_reference_t<Results>, const V*>
+  void find_many(const Keys& keys, Results&& results) const;
+  static constexpr std::size_t kFindBatch = 16;
 
   // ---- Size and shape -----------------------------------------------------------------
 

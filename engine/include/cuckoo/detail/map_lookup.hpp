@@ -1,7 +1,8 @@
 // CuckooMap's lookup (out-of-line members of CuckooMap, cuckoo/cuckoo_map.hpp, included
 // at its end): the key's slot in one bucket (branch-free for bitwise keys, see
-// kBranchFreeCompare), the hot two-bucket probe with the second bucket prefetched, and
-// the stash scan behind it.
+// kBranchFreeCompare), the hot two-bucket probe with the second bucket prefetched, the
+// stash scan behind it, and the batched find_many() (hash and prefetch a group, then
+// probe it).
 #pragma once
 
 #ifndef CUCKOO_MAP
@@ -54,4 +55,41 @@ auto CUCKOO_MAP::stash_position_of(const Q& key) const -> std::size_t {
   }
   return kNoPosition;
 }
+CUCKOO_MAP_TEMPLATE
+template <class Keys, class Results>
+  requires std::ranges::contiguous_range<Keys> && std::ranges::sized_range<Keys> &&
+           std::ranges::random_access_range<Results> && std::ranges::sized_range<Results> &&
+           std::assignable_from<std::ranges::range_reference_t<Results>, const V*>
+void CUCKOO_MAP::find_many(const Keys& keys, Results&& results) const {
+  using E = std::ranges::range_value_t<Keys>;
+  const std::size_t n = std::ranges::size(keys);
+  const auto room = static_cast<std::size_t>(std::ranges::size(results));
+  if (room < n) {
+    throw std::invalid_argument("find_many: results has " + std::to_string(room) +
+                                " entries, fewer than the " + std::to_string(n) + " keys");
+  }
+  const E* const key_data = std::ranges::data(keys);
+  auto out = std::ranges::begin(results);
+  std::array<std::uint64_t, kFindBatch> hashes{};
+  // Bound: n / kFindBatch + 1 groups of at most kFindBatch keys.
+  for (std::size_t start = 0; start < n; start += kFindBatch) {
+    const std::size_t count = std::min(kFindBatch, n - start);
+    if (size_ != 0) {
+      for (std::size_t k = 0; k < count; ++k) {
+        const key_arg<E>& key = key_data[start + k];
+        hashes[k] = hash_key(key);
+        const detail::MapBucketPair pair = detail::map_buckets(hashes[k], bucket_count_);
+        slots_.prefetch(pair.first);
+        slots_.prefetch(pair.second);
+      }
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      const key_arg<E>& key = key_data[start + k];
+      const std::size_t pos = position_of(key, hashes[k]);
+      out[static_cast<std::ptrdiff_t>(start + k)] =
+          pos == kNoPosition ? nullptr : &slots_.item(pos).second;
+    }
+  }
+}
+
 }  // namespace cuckoo

@@ -1,0 +1,150 @@
+// CuckooMap::find_many, the batched find (issue 13): the same answer as find() for every
+// key, across groups, growth, the stash, an empty and a moved-from map, heterogeneous
+// keys, and the result ranges a user passes; too few results is an error that writes
+// nothing.
+//
+// The randomized test takes CUCKOO_TEST_SEED from the environment to replay another seed
+// and prints the one it used on failure.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cuckoo/cuckoo_map.hpp"
+#include "cuckoo/detail/rng.hpp"
+
+namespace {
+
+using cuckoo::CuckooMap;
+using cuckoo::CuckooMapConfig;
+using cuckoo::InsertResult;
+
+std::uint64_t test_seed(std::uint64_t fixed) {
+  if (const char* env = std::getenv("CUCKOO_TEST_SEED")) return std::strtoull(env, nullptr, 0);
+  return fixed;
+}
+
+std::string seed_note(std::uint64_t seed) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return "seed=" + std::to_string(seed) + " (reproduce: CUCKOO_TEST_SEED=" +
+         std::to_string(seed) + " ./cuckoo_map_find_many_test --gtest_filter='" +
+         info->test_suite_name() + "." + info->name() + "')";
+}
+
+template <class Map, class Key>
+void expect_same_as_find(const Map& map, const std::vector<Key>& keys) {
+  using V = typename Map::mapped_type;
+  std::vector<const V*> results(keys.size(), reinterpret_cast<const V*>(&keys));  // junk
+  map.find_many(keys, results);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(results[i], map.find(keys[i])) << "key #" << i;
+  }
+}
+
+// Random present and absent keys, more than one group, at several fills: every answer is
+// find()'s (the same address, or nullptr).
+TEST(CuckooMapFindMany, AgreesWithFindThroughGrowth) {
+  const std::uint64_t seed = test_seed(0xf1d0'0001);
+  SCOPED_TRACE(seed_note(seed));
+  CuckooMapConfig config;
+  config.initial_capacity = 8;
+  config.seed = seed;
+  CuckooMap<std::uint64_t, std::uint64_t> map(config);
+  cuckoo::detail::Rng rng(seed);
+  std::vector<std::uint64_t> keys;
+  for (std::uint64_t round = 0; round < 6; ++round) {
+    for (int i = 0; i < 700; ++i) {
+      const std::uint64_t k = rng.below(5000);
+      (void)map.insert(k, k * 3 + 1);
+    }
+    keys.clear();
+    // Not a multiple of kFindBatch, so the last group is partial.
+    for (std::size_t i = 0; i < 5 * decltype(map)::kFindBatch + 7; ++i) {
+      keys.push_back(rng.below(10000));
+    }
+    expect_same_as_find(map, keys);
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(map.size(), 1000U);
+}
+
+// Stashed items are found (a key whose buckets are full sits in the stash).
+TEST(CuckooMapFindMany, FindsStashedItems) {
+  // One-slot buckets and a table that may not grow: the stash fills.
+  CuckooMapConfig config;
+  config.initial_capacity = 16;
+  config.max_capacity = 16;
+  config.seed = 11;
+  CuckooMap<std::uint64_t, std::uint64_t, 1> map(config);
+  std::vector<std::uint64_t> keys;
+  for (std::uint64_t k = 0; k < 400; ++k) {
+    if (map.insert(k, k) == InsertResult::kInserted) keys.push_back(k);
+  }
+  ASSERT_GT(map.stats().stash_high_water, 0U) << "the scenario needs items in the stash";
+  keys.push_back(100000);  // absent
+  expect_same_as_find(map, keys);
+}
+
+TEST(CuckooMapFindMany, EmptyAndMovedFromMapsFindNothing) {
+  CuckooMap<std::uint64_t, int> map;
+  const std::vector<std::uint64_t> keys = {1, 2, 3};
+  std::vector<const int*> results(3, reinterpret_cast<const int*>(&keys));
+  map.find_many(keys, results);
+  for (const int* r : results) EXPECT_EQ(r, nullptr);
+  (void)map.insert(2, 20);
+  CuckooMap<std::uint64_t, int> taken(std::move(map));
+  std::fill(results.begin(), results.end(), reinterpret_cast<const int*>(&keys));
+  map.find_many(keys, results);  // NOLINT(bugprone-use-after-move): moved-from is valid
+  for (const int* r : results) EXPECT_EQ(r, nullptr);
+  taken.find_many(keys, results);
+  EXPECT_EQ(results[0], nullptr);
+  ASSERT_NE(results[1], nullptr);
+  EXPECT_EQ(*results[1], 20);
+  // No keys: nothing written, nothing thrown.
+  map.find_many(std::vector<std::uint64_t>{}, results);
+}
+
+// std::string_view keys on a std::string map with a transparent hasher and equality,
+// from a std::array, into a std::deque of results.
+TEST(CuckooMapFindMany, TakesHeterogeneousKeysAndAnyResultRange) {
+  CuckooMap<std::string, int, 4, cuckoo::DefaultHasher, std::equal_to<>> map;
+  (void)map.insert("alpha", 1);
+  (void)map.insert("gamma", 3);
+  const std::array<std::string_view, 3> keys = {"alpha", "beta", "gamma"};
+  std::deque<const int*> results(3);
+  map.find_many(keys, results);
+  ASSERT_NE(results[0], nullptr);
+  EXPECT_EQ(*results[0], 1);
+  EXPECT_EQ(results[1], nullptr);
+  ASSERT_NE(results[2], nullptr);
+  EXPECT_EQ(*results[2], 3);
+}
+
+TEST(CuckooMapFindMany, TooFewResultsThrowsAndWritesNothing) {
+  CuckooMap<std::uint64_t, int> map;
+  (void)map.insert(1, 10);
+  const std::vector<std::uint64_t> keys = {1, 2, 3};
+  const int sentinel = 0;
+  std::vector<const int*> results(2, &sentinel);
+  try {
+    map.find_many(keys, results);
+    FAIL() << "find_many accepted 2 results for 3 keys";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("results has 2 entries, fewer than the 3 keys"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(results[0], &sentinel);
+  EXPECT_EQ(results[1], &sentinel);
+}
+
+}  // namespace
