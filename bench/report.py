@@ -215,12 +215,12 @@ def map_rows(t, B):
                 if m and a:
                     # Issue 13: batched hits at most 0.6x absl's one-at-a-time find.
                     limit = 0.6 if is10m and op == "find_hit" else None
-                    t.row(f"find_many, {op[5:]}s", ns_per_op(m), "ns/op",
+                    t.row(f"find_many, {op[5:]} keys", ns_per_op(m), "ns/op",
                           "absl::flat_hash_map find, one at a time", ns_per_op(a),
                           f"<= {limit}x" if limit else None,
                           (ns_per_op(m) <= limit * ns_per_op(a)) if limit else None)
                 if m and one:
-                    t.row(f"find_many, {op[5:]}s", ns_per_op(m), "ns/op",
+                    t.row(f"find_many, {op[5:]} keys", ns_per_op(m), "ns/op",
                           "CuckooMap find, one at a time", ns_per_op(one))
         for peer, label, limits in MAP_PEERS:
             if not any(B.get(f"map/{peer}/{op}/{size}") for op in MAP_OPS):
