@@ -13,7 +13,7 @@
 # RapidCheck. ci/check-clusterfuzzlite runs this script with a local clang.
 cd "${CUCKOO_SRC_DIR:-$SRC/cuckoo}"
 
-includes=(-Iengine/include -Imodel/include -Iaudit/include -Ifuzz)
+includes=(-Iengine/include -Imodel/include -Isubjects/include -Ifuzz)
 if [ -f "$SRC/xxhash/xxhash.h" ]; then includes+=(-I"$SRC/xxhash"); fi
 # Our -std comes after $CXXFLAGS so that it wins.
 read -r -a cxxflags <<<"$CXXFLAGS"

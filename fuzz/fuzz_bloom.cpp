@@ -26,7 +26,25 @@
 
 #include "cuckoo/bloom_filter.hpp"
 #include "cuckoo/model/checker.hpp"
+#include "cuckoo/subjects/bloom.hpp"
 #include "op_decoder.hpp"
+
+// The configuration bytes of this target's inputs (op_decoder.hpp: the layout).
+namespace cuckoo::fuzz {
+
+// byte 0: hashes 1..32 (bits 0-4), key space (bits 5-7); byte 1: bits 1..1021; byte 2:
+// seed.
+inline BloomFilterConfig decode_bloom_config(ByteSource& in, std::uint64_t& key_space) {
+  const std::uint8_t b0 = in.u8();
+  BloomFilterConfig c;
+  c.hashes = 1 + (b0 & 31U);
+  key_space = kKeySpaces[(b0 >> 5) & 7U];
+  c.bits = 1 + std::uint64_t{in.u8()} * 4;
+  c.seed = in.u8();
+  return c;
+}
+
+}  // namespace cuckoo::fuzz
 
 namespace {
 
@@ -218,9 +236,13 @@ class Checker {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(cuckoo::fuzz::Family::kBloom, data, size);
+  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(
+      cuckoo::fuzz::Family::kBloom, data, size,
+      [](cuckoo::fuzz::ByteSource& in, std::uint64_t& key_space) {
+        return cuckoo::subjects::parameters_of(cuckoo::fuzz::decode_bloom_config(in, key_space));
+      });
   cuckoo::fuzz::maybe_print_trace(decoded.trace);
-  Checker checker(decoded.trace, cuckoo::fuzz::bloom_config_from(decoded.trace.parameters));
+  Checker checker(decoded.trace, cuckoo::subjects::bloom_config_from(decoded.trace.parameters));
   checker.run();
   return 0;
 }

@@ -18,10 +18,36 @@
 #include <string>
 #include <utility>
 
-#include "cuckoo/subjects/replay.hpp"
+#include "cuckoo/subjects/classic.hpp"
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "op_decoder.hpp"
+
+// The configuration bytes of this target's inputs (op_decoder.hpp: the layout).
+namespace cuckoo::fuzz {
+
+// byte 0: policy (bits 0-1: rehash, grow, report, report), key space (bits 2-4), capped
+// growth (bit 5), cap = capacity << bits 6-7; byte 1: capacity 2..32; byte 2: max_kicks
+// (bits 0-2: 1, 2, 3, 4, 8, 16, 100, 500), max_rehashes 0..3 (bits 3-4); byte 3: seed.
+inline ClassicCuckooConfig decode_classic_config(ByteSource& in, std::uint64_t& key_space) {
+  constexpr std::array<OnInsertFailure, 4> kPolicies = {
+      OnInsertFailure::kRehash, OnInsertFailure::kGrow, OnInsertFailure::kReport,
+      OnInsertFailure::kReport};
+  constexpr std::array<unsigned, 8> kKicks = {1, 2, 3, 4, 8, 16, 100, 500};
+  const std::uint8_t b0 = in.u8();
+  ClassicCuckooConfig c;
+  c.on_failure = kPolicies[b0 & 3U];
+  key_space = kKeySpaces[(b0 >> 2) & 7U];
+  c.capacity = 2 + in.u8() % 31U;
+  if (((b0 >> 5) & 1U) != 0) c.max_capacity = (c.capacity + c.capacity % 2) << ((b0 >> 6) & 3U);
+  const std::uint8_t b2 = in.u8();
+  c.max_kicks = kKicks[b2 & 7U];
+  c.max_rehashes = (b2 >> 3) & 3U;
+  c.seed = in.u8();
+  return c;
+}
+
+}  // namespace cuckoo::fuzz
 
 namespace {
 
@@ -153,7 +179,11 @@ void check_config_errors(std::size_t selector, const Trace& trace) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(cuckoo::fuzz::Family::kClassic, data, size);
+  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(
+      cuckoo::fuzz::Family::kClassic, data, size,
+      [](cuckoo::fuzz::ByteSource& in, std::uint64_t& key_space) {
+        return cuckoo::subjects::parameters_of(cuckoo::fuzz::decode_classic_config(in, key_space));
+      });
   const Trace& trace = decoded.trace;
   cuckoo::fuzz::maybe_print_trace(trace);
 

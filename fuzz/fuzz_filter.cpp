@@ -23,10 +23,33 @@
 #include <utility>
 #include <vector>
 
-#include "cuckoo/subjects/replay.hpp"
+#include "cuckoo/subjects/filter.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "op_decoder.hpp"
+
+// The configuration bytes of this target's inputs (op_decoder.hpp: the layout).
+namespace cuckoo::fuzz {
+
+// byte 0: f (bits 0-2: 4, 5, 6, 7, 8, 12, 16, 32), b (bits 3-4: 1, 2, 4, 8), key space
+//         (bits 5-7); byte 1: capacity 1..64 slots; byte 2: max_kicks (bits 0-2: 1, 2,
+//         3, 5, 8, 16, 64, 500); byte 3: seed.
+inline CuckooFilterConfig decode_filter_config(ByteSource& in, std::uint64_t& key_space) {
+  constexpr std::array<unsigned, 8> kBits = {4, 5, 6, 7, 8, 12, 16, 32};
+  constexpr std::array<unsigned, 4> kSlots = {1, 2, 4, 8};
+  constexpr std::array<unsigned, 8> kKicks = {1, 2, 3, 5, 8, 16, 64, 500};
+  const std::uint8_t b0 = in.u8();
+  CuckooFilterConfig c;
+  c.fingerprint_bits = kBits[b0 & 7U];
+  c.slots_per_bucket = kSlots[(b0 >> 3) & 3U];
+  key_space = kKeySpaces[(b0 >> 5) & 7U];
+  c.capacity = 1 + in.u8() % 64U;
+  c.max_kicks = kKicks[in.u8() & 7U];
+  c.seed = in.u8();
+  return c;
+}
+
+}  // namespace cuckoo::fuzz
 
 namespace {
 
@@ -224,7 +247,11 @@ void check_config_errors(std::uint64_t selector, const cuckoo::model::Trace& tra
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(cuckoo::fuzz::Family::kFilter, data, size);
+  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(
+      cuckoo::fuzz::Family::kFilter, data, size,
+      [](cuckoo::fuzz::ByteSource& in, std::uint64_t& key_space) {
+        return cuckoo::subjects::parameters_of(cuckoo::fuzz::decode_filter_config(in, key_space));
+      });
   const cuckoo::model::Trace& trace = decoded.trace;
   cuckoo::fuzz::maybe_print_trace(trace);
 

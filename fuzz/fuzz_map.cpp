@@ -19,10 +19,41 @@
 #include <utility>
 #include <vector>
 
-#include "cuckoo/subjects/replay.hpp"
+#include "cuckoo/subjects/map.hpp"
 #include "cuckoo/cuckoo_map.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "op_decoder.hpp"
+
+// The configuration bytes of this target's inputs (op_decoder.hpp: the layout).
+namespace cuckoo::fuzz {
+
+// byte 0: b (bits 0-1: 1, 2, 4, 8), key space (bits 2-4), capped growth (bit 5);
+// byte 1: initial capacity 1..32; byte 2: max_path_length 1..8 (bits 0-2), extra buckets
+// the cap allows (bits 3-6); byte 3: seed.
+struct MapChoice {
+  CuckooMapConfig config;
+  unsigned slots_per_bucket = 4;
+};
+inline MapChoice decode_map_config(ByteSource& in, std::uint64_t& key_space) {
+  constexpr std::array<unsigned, 4> kSlots = {1, 2, 4, 8};
+  const std::uint8_t b0 = in.u8();
+  MapChoice m;
+  m.slots_per_bucket = kSlots[b0 & 3U];
+  key_space = kKeySpaces[(b0 >> 2) & 7U];
+  const bool capped = ((b0 >> 5) & 1U) != 0;
+  m.config.initial_capacity = 1 + in.u8() % 32U;
+  const std::uint8_t b2 = in.u8();
+  m.config.max_path_length = 1 + (b2 & 7U);
+  if (capped) {
+    const std::size_t b = m.slots_per_bucket;
+    const std::size_t initial_slots = (m.config.initial_capacity + b - 1) / b * b;
+    m.config.max_capacity = initial_slots + b * ((b2 >> 3) & 15U);
+  }
+  m.config.seed = in.u8();
+  return m;
+}
+
+}  // namespace cuckoo::fuzz
 
 namespace {
 
@@ -183,7 +214,12 @@ void check_config_errors(std::size_t selector, const Trace& trace) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(cuckoo::fuzz::Family::kMap, data, size);
+  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(
+      cuckoo::fuzz::Family::kMap, data, size,
+      [](cuckoo::fuzz::ByteSource& in, std::uint64_t& key_space) {
+        const cuckoo::fuzz::MapChoice m = cuckoo::fuzz::decode_map_config(in, key_space);
+        return cuckoo::subjects::parameters_of(m.config, m.slots_per_bucket);
+      });
   const Trace& trace = decoded.trace;
   cuckoo::fuzz::maybe_print_trace(trace);
 

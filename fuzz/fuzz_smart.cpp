@@ -23,11 +23,31 @@
 #include <string_view>
 #include <vector>
 
-#include "cuckoo/subjects/replay.hpp"
+#include "cuckoo/subjects/smart.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "cuckoo/model/placement_oracle.hpp"
 #include "cuckoo/smart_cuckoo.hpp"
 #include "op_decoder.hpp"
+
+// The configuration bytes of this target's inputs (op_decoder.hpp: the layout).
+namespace cuckoo::fuzz {
+
+// byte 0: key space (bits 0-2), stash capacity 0..7 (bits 3-5), max_kicks (bits 6-7:
+// 500, 500, 3, 1; small bounds exercise the kick-bound path); byte 1: capacity 2..32;
+// byte 2: seed.
+inline SmartCuckooConfig decode_smart_config(ByteSource& in, std::uint64_t& key_space) {
+  constexpr std::array<unsigned, 4> kKicks = {500, 500, 3, 1};
+  const std::uint8_t b0 = in.u8();
+  SmartCuckooConfig c;
+  key_space = kKeySpaces[b0 & 7U];
+  c.stash_capacity = (b0 >> 3) & 7U;
+  c.max_kicks = kKicks[(b0 >> 6) & 3U];
+  c.capacity = 2 + in.u8() % 31U;
+  c.seed = in.u8();
+  return c;
+}
+
+}  // namespace cuckoo::fuzz
 
 namespace {
 
@@ -190,7 +210,11 @@ void check_config_errors(std::size_t selector, const Trace& trace) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(cuckoo::fuzz::Family::kSmart, data, size);
+  const cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(
+      cuckoo::fuzz::Family::kSmart, data, size,
+      [](cuckoo::fuzz::ByteSource& in, std::uint64_t& key_space) {
+        return cuckoo::subjects::parameters_of(cuckoo::fuzz::decode_smart_config(in, key_space));
+      });
   const Trace& trace = decoded.trace;
   cuckoo::fuzz::maybe_print_trace(trace);
 

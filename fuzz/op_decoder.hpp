@@ -6,7 +6,8 @@
 //
 // Input layout
 // ------------
-//   3-4 bytes    configuration (per family, see the decode_*_config functions): tiny
+//   3-4 bytes    configuration (per family: the decode_*_config function in each
+//                target, fuzz_<family>.cpp, passed to decode()): tiny
 //                capacities (1..64 slots) so that tables fill, kick, stash, grow and
 //                refuse within a few dozen ops; a key space of 4..65536 keys so that
 //                keys repeat, collide and are erased while present.
@@ -38,8 +39,6 @@
 #include <string_view>
 #include <vector>
 
-#include "cuckoo/subjects/replay.hpp"
-#include "cuckoo/bloom_filter.hpp"
 #include "cuckoo/detail/serial.hpp"
 #include "cuckoo/model/op.hpp"
 #include "cuckoo/model/trace.hpp"
@@ -135,115 +134,6 @@ struct Decoded {
   std::uint64_t key_space = 16;
 };
 
-// byte 0: f (bits 0-2: 4, 5, 6, 7, 8, 12, 16, 32), b (bits 3-4: 1, 2, 4, 8), key space
-//         (bits 5-7); byte 1: capacity 1..64 slots; byte 2: max_kicks (bits 0-2: 1, 2,
-//         3, 5, 8, 16, 64, 500); byte 3: seed.
-inline CuckooFilterConfig decode_filter_config(ByteSource& in, std::uint64_t& key_space) {
-  constexpr std::array<unsigned, 8> kBits = {4, 5, 6, 7, 8, 12, 16, 32};
-  constexpr std::array<unsigned, 4> kSlots = {1, 2, 4, 8};
-  constexpr std::array<unsigned, 8> kKicks = {1, 2, 3, 5, 8, 16, 64, 500};
-  const std::uint8_t b0 = in.u8();
-  CuckooFilterConfig c;
-  c.fingerprint_bits = kBits[b0 & 7U];
-  c.slots_per_bucket = kSlots[(b0 >> 3) & 3U];
-  key_space = kKeySpaces[(b0 >> 5) & 7U];
-  c.capacity = 1 + in.u8() % 64U;
-  c.max_kicks = kKicks[in.u8() & 7U];
-  c.seed = in.u8();
-  return c;
-}
-
-// byte 0: b (bits 0-1: 1, 2, 4, 8), key space (bits 2-4), capped growth (bit 5);
-// byte 1: initial capacity 1..32; byte 2: max_path_length 1..8 (bits 0-2), extra buckets
-// the cap allows (bits 3-6); byte 3: seed.
-struct MapChoice {
-  CuckooMapConfig config;
-  unsigned slots_per_bucket = 4;
-};
-inline MapChoice decode_map_config(ByteSource& in, std::uint64_t& key_space) {
-  constexpr std::array<unsigned, 4> kSlots = {1, 2, 4, 8};
-  const std::uint8_t b0 = in.u8();
-  MapChoice m;
-  m.slots_per_bucket = kSlots[b0 & 3U];
-  key_space = kKeySpaces[(b0 >> 2) & 7U];
-  const bool capped = ((b0 >> 5) & 1U) != 0;
-  m.config.initial_capacity = 1 + in.u8() % 32U;
-  const std::uint8_t b2 = in.u8();
-  m.config.max_path_length = 1 + (b2 & 7U);
-  if (capped) {
-    const std::size_t b = m.slots_per_bucket;
-    const std::size_t initial_slots = (m.config.initial_capacity + b - 1) / b * b;
-    m.config.max_capacity = initial_slots + b * ((b2 >> 3) & 15U);
-  }
-  m.config.seed = in.u8();
-  return m;
-}
-
-// byte 0: policy (bits 0-1: rehash, grow, report, report), key space (bits 2-4), capped
-// growth (bit 5), cap = capacity << bits 6-7; byte 1: capacity 2..32; byte 2: max_kicks
-// (bits 0-2: 1, 2, 3, 4, 8, 16, 100, 500), max_rehashes 0..3 (bits 3-4); byte 3: seed.
-inline ClassicCuckooConfig decode_classic_config(ByteSource& in, std::uint64_t& key_space) {
-  constexpr std::array<OnInsertFailure, 4> kPolicies = {
-      OnInsertFailure::kRehash, OnInsertFailure::kGrow, OnInsertFailure::kReport,
-      OnInsertFailure::kReport};
-  constexpr std::array<unsigned, 8> kKicks = {1, 2, 3, 4, 8, 16, 100, 500};
-  const std::uint8_t b0 = in.u8();
-  ClassicCuckooConfig c;
-  c.on_failure = kPolicies[b0 & 3U];
-  key_space = kKeySpaces[(b0 >> 2) & 7U];
-  c.capacity = 2 + in.u8() % 31U;
-  if (((b0 >> 5) & 1U) != 0) c.max_capacity = (c.capacity + c.capacity % 2) << ((b0 >> 6) & 3U);
-  const std::uint8_t b2 = in.u8();
-  c.max_kicks = kKicks[b2 & 7U];
-  c.max_rehashes = (b2 >> 3) & 3U;
-  c.seed = in.u8();
-  return c;
-}
-
-// byte 0: key space (bits 0-2), stash capacity 0..7 (bits 3-5), max_kicks (bits 6-7:
-// 500, 500, 3, 1; small bounds exercise the kick-bound path); byte 1: capacity 2..32;
-// byte 2: seed.
-inline SmartCuckooConfig decode_smart_config(ByteSource& in, std::uint64_t& key_space) {
-  constexpr std::array<unsigned, 4> kKicks = {500, 500, 3, 1};
-  const std::uint8_t b0 = in.u8();
-  SmartCuckooConfig c;
-  key_space = kKeySpaces[b0 & 7U];
-  c.stash_capacity = (b0 >> 3) & 7U;
-  c.max_kicks = kKicks[(b0 >> 6) & 3U];
-  c.capacity = 2 + in.u8() % 31U;
-  c.seed = in.u8();
-  return c;
-}
-
-// byte 0: hashes 1..32 (bits 0-4), key space (bits 5-7); byte 1: bits 1..1021; byte 2:
-// seed.
-inline BloomFilterConfig decode_bloom_config(ByteSource& in, std::uint64_t& key_space) {
-  const std::uint8_t b0 = in.u8();
-  BloomFilterConfig c;
-  c.hashes = 1 + (b0 & 31U);
-  key_space = kKeySpaces[(b0 >> 5) & 7U];
-  c.bits = 1 + std::uint64_t{in.u8()} * 4;
-  c.seed = in.u8();
-  return c;
-}
-
-// The trace header of a Bloom filter: "engine bloom bits=M hashes=K seed=S".
-inline model::TraceParameters bloom_parameters_of(const BloomFilterConfig& c) {
-  model::TraceParameters p;
-  p.set("bits", std::to_string(c.bits));
-  p.set("hashes", std::to_string(c.hashes));
-  p.set("seed", std::to_string(c.seed.value_or(0)));
-  return p;
-}
-
-inline BloomFilterConfig bloom_config_from(const model::TraceParameters& p) {
-  BloomFilterConfig c;
-  c.bits = p.get_u64("bits");
-  c.hashes = static_cast<unsigned>(p.get_u64_in("hashes", 0, subjects::kMaxSmallParameter));
-  c.seed = p.get_u64("seed");
-  return c;
-}
-
 // ---- ops ---------------------------------------------------------------------------
 
 inline std::uint64_t decode_key(ByteSource& in, std::uint64_t key_space) {
@@ -299,22 +189,17 @@ inline void decode_ops(ByteSource& in, Family family, std::uint64_t key_space,
   }
 }
 
-// The whole input as a configuration and an op sequence.
-inline Decoded decode(Family family, const std::uint8_t* data, std::size_t size) {
+// The whole input as a configuration and an op sequence. decode_config(in, key_space)
+// reads the family's configuration bytes (the target's decode_*_config, beside the
+// target, so that a target depends on its own engine only), sets the key space and
+// returns the trace header's parameters (subjects::parameters_of).
+template <class DecodeConfig>
+Decoded decode(Family family, const std::uint8_t* data, std::size_t size,
+               DecodeConfig&& decode_config) {
   ByteSource in(data, size);
   Decoded d;
   d.trace.engine = std::string(engine_name(family));
-  switch (family) {
-    case Family::kFilter: d.trace.parameters = subjects::parameters_of(decode_filter_config(in, d.key_space)); break;
-    case Family::kMap: {
-      const MapChoice m = decode_map_config(in, d.key_space);
-      d.trace.parameters = subjects::parameters_of(m.config, m.slots_per_bucket);
-      break;
-    }
-    case Family::kClassic: d.trace.parameters = subjects::parameters_of(decode_classic_config(in, d.key_space)); break;
-    case Family::kSmart: d.trace.parameters = subjects::parameters_of(decode_smart_config(in, d.key_space)); break;
-    case Family::kBloom: d.trace.parameters = bloom_parameters_of(decode_bloom_config(in, d.key_space)); break;
-  }
+  d.trace.parameters = decode_config(in, d.key_space);
   decode_ops(in, family, d.key_space, d.trace);
   return d;
 }
