@@ -45,9 +45,13 @@
 #include "cuckoo/error.hpp"
 #include "cuckoo/status.hpp"
 #include "cuckoo/sync/htm.hpp"
+#include "support/test_seed.hpp"
 #include "support/watchdog.hpp"
 
 namespace {
+
+using cuckoo::test::test_seed;
+std::string seed_note(std::uint64_t seed) { return cuckoo::test::seed_note(seed, "concurrent_map_test"); }
 
 using cuckoo::test::current_test_name;
 using cuckoo::test::Watchdog;
@@ -62,17 +66,6 @@ using cuckoo::sync::HtmStatus;
 using cuckoo::sync::ScriptEnd;
 
 // ---- Helpers --------------------------------------------------------------------------
-
-std::uint64_t test_seed(std::uint64_t fixed) {
-  if (const char* env = std::getenv("CUCKOO_TEST_SEED")) return std::strtoull(env, nullptr, 0);
-  return fixed;
-}
-
-std::string seed_note(std::uint64_t seed) {
-  return "seed=" + std::to_string(seed) + " (reproduce: CUCKOO_TEST_SEED=" +
-         std::to_string(seed) + " ./concurrent_map_test --gtest_filter='" +
-         current_test_name() + "')";
-}
 
 CuckooMapConfig config_of(std::uint64_t seed, std::size_t initial_capacity = 64,
                           std::size_t max_capacity = CuckooMapConfig::kDefaultMaxCapacity) {

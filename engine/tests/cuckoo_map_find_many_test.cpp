@@ -21,24 +21,16 @@
 
 #include "cuckoo/cuckoo_map.hpp"
 #include "cuckoo/detail/rng.hpp"
+#include "support/test_seed.hpp"
 
 namespace {
+
+using cuckoo::test::test_seed;
+std::string seed_note(std::uint64_t seed) { return cuckoo::test::seed_note(seed, "cuckoo_map_find_many_test"); }
 
 using cuckoo::CuckooMap;
 using cuckoo::CuckooMapConfig;
 using cuckoo::InsertResult;
-
-std::uint64_t test_seed(std::uint64_t fixed) {
-  if (const char* env = std::getenv("CUCKOO_TEST_SEED")) return std::strtoull(env, nullptr, 0);
-  return fixed;
-}
-
-std::string seed_note(std::uint64_t seed) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return "seed=" + std::to_string(seed) + " (reproduce: CUCKOO_TEST_SEED=" +
-         std::to_string(seed) + " ./cuckoo_map_find_many_test --gtest_filter='" +
-         info->test_suite_name() + "." + info->name() + "')";
-}
 
 template <class Map, class Key>
 void expect_same_as_find(const Map& map, const std::vector<Key>& keys) {

@@ -26,9 +26,13 @@
 
 #include "cuckoo/cuckoo_map.hpp"
 #include "cuckoo/detail/rng.hpp"
+#include "support/test_seed.hpp"
 #include "cuckoo/detail/serial.hpp"
 
 namespace {
+
+using cuckoo::test::test_seed;
+std::string seed_note(std::uint64_t seed) { return cuckoo::test::seed_note(seed, "cuckoo_map_test"); }
 
 using cuckoo::CuckooMap;
 using cuckoo::CuckooMapConfig;
@@ -39,18 +43,6 @@ using U64Map = CuckooMap<std::uint64_t, std::uint64_t>;
 using StringMap = CuckooMap<std::string, std::string>;
 
 // ---- Helpers --------------------------------------------------------------------------
-
-std::uint64_t test_seed(std::uint64_t fixed) {
-  if (const char* env = std::getenv("CUCKOO_TEST_SEED")) return std::strtoull(env, nullptr, 0);
-  return fixed;
-}
-
-std::string seed_note(std::uint64_t seed) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return "seed=" + std::to_string(seed) + " (reproduce: CUCKOO_TEST_SEED=" +
-         std::to_string(seed) + " ./cuckoo_map_test --gtest_filter='" +
-         info->test_suite_name() + "." + info->name() + "')";
-}
 
 CuckooMapConfig config_of(std::uint64_t seed, std::size_t initial_capacity = 64,
                           std::size_t max_capacity = CuckooMapConfig::kDefaultMaxCapacity,
