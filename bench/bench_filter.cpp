@@ -7,10 +7,11 @@
 //                                bits per item, kicks per insert
 //   filter/lookup_{positive,negative,mixed}/fF/N   one contains() at a time
 //   filter/batched_{positive,negative}/fF/N        contains_many(), when the filter has it
-//   floor/{chase1,chase8,chase16,two_lines}/{huge,4k}/fF/N
+//   floor/{chase1,chase8,chase16,two_lines,two_lines_prefetched}/{huge,4k}/fF/N
 //                                random 64-byte reads from a region the size of that
 //                                filter's table: one dependent chain, 8 or 16 chains in
-//                                flight, and "hash a key, read two random lines" per op
+//                                flight, "hash a key, read two random lines" per op, and
+//                                the same with the lines prefetched 24 ops ahead
 //   bloom/{insert,lookup_positive,lookup_negative}/fF/N
 //                                BloomFilter with the filter's bits (same bits per item)
 //   unordered_set/{insert,lookup_positive,lookup_negative}/N   reserved; n <= 10M only
@@ -264,7 +265,7 @@ void filter_batched(benchmark::State& state, unsigned bits, std::uint64_t items,
 
 // ---- The memory floor.
 
-enum class FloorKind { kChase1, kChase8, kChase16, kTwoLines };
+enum class FloorKind { kChase1, kChase8, kChase16, kTwoLines, kTwoLinesPrefetched };
 
 struct FloorRegion {
   FloorRegion(std::size_t bytes, bool huge) : region(bytes, huge) {}
@@ -356,6 +357,41 @@ void two_lines(benchmark::State& state, const Region& r) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kFloorLoadsPerIteration));
 }
 
+// two_lines with the loads issued as prefetches a group ahead, as contains_many() does:
+// per group of kPrefetchGroup ops, hash each op's counter and prefetch its two lines,
+// then read one word of each and combine. The floor a batched two-bucket lookup can
+// approach (issue 13).
+constexpr std::size_t kPrefetchGroup = 24;  // CuckooFilter::kBatchGroup
+void two_lines_prefetched(benchmark::State& state, const Region& r) {
+  const std::byte* base = r.data();
+  const auto lines = static_cast<std::uint32_t>(r.lines());
+  std::uint64_t counter = bench_key_offset();
+  std::uint64_t acc = 0;
+  std::array<std::uint32_t, 2 * kPrefetchGroup> at{};
+  for (auto _ : state) {
+    for (std::uint64_t i = 0; i < kFloorLoadsPerIteration; i += kPrefetchGroup) {
+      const auto count =
+          static_cast<std::size_t>(std::min<std::uint64_t>(kPrefetchGroup, kFloorLoadsPerIteration - i));
+      for (std::size_t k = 0; k < count; ++k) {
+        const std::uint64_t h = detail::mix64(counter++);
+        at[2 * k] = detail::reduce32(static_cast<std::uint32_t>(h >> 32), lines);
+        at[2 * k + 1] = detail::reduce32(static_cast<std::uint32_t>(h), lines);
+        __builtin_prefetch(base + std::size_t{at[2 * k]} * kLineBytes);
+        __builtin_prefetch(base + std::size_t{at[2 * k + 1]} * kLineBytes);
+      }
+      for (std::size_t k = 0; k < count; ++k) {
+        std::uint64_t wa;
+        std::uint64_t wb;
+        std::memcpy(&wa, base + std::size_t{at[2 * k]} * kLineBytes, sizeof wa);
+        std::memcpy(&wb, base + std::size_t{at[2 * k + 1]} * kLineBytes, sizeof wb);
+        acc += (wa ^ wb) & 1;
+      }
+    }
+    benchmark::DoNotOptimize(acc);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kFloorLoadsPerIteration));
+}
+
 void memory_floor(benchmark::State& state, unsigned bits, std::uint64_t items, bool huge,
                   FloorKind kind) {
   const Region& r = floor_region(bits, items, huge);
@@ -366,6 +402,7 @@ void memory_floor(benchmark::State& state, unsigned bits, std::uint64_t items, b
     case FloorKind::kChase8: chase<8>(state, r); break;
     case FloorKind::kChase16: chase<16>(state, r); break;
     case FloorKind::kTwoLines: two_lines(state, r); break;
+    case FloorKind::kTwoLinesPrefetched: two_lines_prefetched(state, r); break;
   }
 }
 
@@ -508,7 +545,9 @@ void register_size(std::uint64_t n) {
       const std::pair<FloorKind, const char*> kinds[] = {{FloorKind::kChase1, "chase1"},
                                                           {FloorKind::kChase8, "chase8"},
                                                           {FloorKind::kChase16, "chase16"},
-                                                          {FloorKind::kTwoLines, "two_lines"}};
+                                                          {FloorKind::kTwoLines, "two_lines"},
+                                                          {FloorKind::kTwoLinesPrefetched,
+                                                           "two_lines_prefetched"}};
       for (const auto& [kind, name] : kinds) {
         benchmark::RegisterBenchmark(
             bench_name({"floor", name, huge ? "huge" : "4k", f, size}).c_str(),

@@ -149,6 +149,22 @@ def filter_rows(t, B):
                     t.row("batched negative lookup (contains_many)", ns, "ns/op",
                           "negative lookup one at a time", one,
                           "<= 0.5x" if is10m else None, (ns <= 0.5 * one) if is10m else None)
+            # Issue 13, default shape at 10M and 100M: one key at a time within 2.2x the
+            # scalar floor, batched within 1.3x the prefetched floor.
+            big = size in ("10M", "100M") and bits == 12
+            pref = B.get(f"floor/two_lines_prefetched/huge/{f}/{size}")
+            for kind in ("lookup_negative", "lookup_positive"):
+                b = get(kind)
+                if b and floor and big:
+                    ns = ns_per_op(b)
+                    t.row(f"{kind.replace('_', ' ')}, one at a time (issue 13)", ns, "ns/op",
+                          "floor: two hashed lines (huge pages)", floor_ns, "<= 2.2x floor",
+                          ns <= 2.2 * floor_ns)
+            if bneg and pref:
+                ns, pns = ns_per_op(bneg), ns_per_op(pref)
+                t.row("batched negative lookup (contains_many)", ns, "ns/op",
+                      "floor: two hashed lines, prefetched 24 ahead", pns,
+                      "<= 1.3x" if big else None, (ns <= 1.3 * pns) if big else None)
             bpos = get("batched_positive")
             if bpos and get("lookup_positive"):
                 t.row("batched positive lookup (contains_many)", ns_per_op(bpos), "ns/op",
@@ -173,14 +189,15 @@ def filter_rows(t, B):
             if neg and uneg:
                 t.row("negative lookup vs unordered_set", ns_per_op(neg), "ns/op",
                       "unordered_set negative lookup", ns_per_op(uneg))
-            for kind in ("chase1", "chase8", "chase16", "two_lines"):
+            for kind in ("chase1", "chase8", "chase16", "two_lines", "two_lines_prefetched"):
                 huge = B.get(f"floor/{kind}/huge/{f}/{size}")
                 small = B.get(f"floor/{kind}/4k/{f}/{size}")
                 if huge and small:
                     what = {"chase1": "dependent chain", "chase8": "8 loads in flight",
                             "chase16": "16 loads in flight",
-                            "two_lines": "two hashed lines per op"}[kind]
-                    unit = "ns/op" if kind == "two_lines" else "ns/load"
+                            "two_lines": "two hashed lines per op",
+                            "two_lines_prefetched": "two hashed lines per op, prefetched"}[kind]
+                    unit = "ns/op" if kind.startswith("two_lines") else "ns/load"
                     t.row(f"floor {what}, huge pages ({huge['region_mib']:.0f} MiB)",
                           ns_per_op(huge), unit, "same, 4 KiB pages", ns_per_op(small))
 
