@@ -26,11 +26,11 @@ using cuckoo::InsertResult;
 using cuckoo::test::PlacedHasher;
 using ClassicLayout = cuckoo::ClassicCuckoo<std::uint64_t, std::uint64_t, PlacedHasher>;
 
-// Puts `key` at candidate buckets (p0, p1) of a two-table layout with 4 buckets a table
-// (ClassicCuckoo's, which SmartCuckoo shares).
+// Puts `key` at candidate buckets (p0, p1) of a two-table layout with `table_size`
+// buckets a table (ClassicCuckoo's, which SmartCuckoo shares; 4 unless said).
 void place_in_two_tables(const PlacedHasher& hasher, std::uint64_t key, std::uint32_t p0,
-                         std::uint32_t p1) {
-  const std::optional<std::uint64_t> h = ClassicLayout::hash_with_positions(p0, p1, 4);
+                         std::uint32_t p1, std::uint32_t table_size = 4) {
+  const std::optional<std::uint64_t> h = ClassicLayout::hash_with_positions(p0, p1, table_size);
   ASSERT_TRUE(h.has_value());
   hasher.place(key, *h);
 }
@@ -141,15 +141,10 @@ TEST(Statistics, ClassicCuckooGrowthCounters) {
   PlacedHasher hasher;
   ClassicLayout table(config, hasher);
   ASSERT_EQ(table.table_size(), 4U);
-  const auto place8 = [&](std::uint64_t key, std::uint32_t p0, std::uint32_t p1) {
-    const std::optional<std::uint64_t> h = ClassicLayout::hash_with_positions(p0, p1, 8);
-    ASSERT_TRUE(h.has_value());
-    hasher.place(key, *h);
-  };
-  place8(1, 0, 0);
-  place8(2, 1, 2);
-  place8(3, 0, 3);
-  place8(4, 1, 3);
+  place_in_two_tables(hasher, 1, 0, 0, 8);
+  place_in_two_tables(hasher, 2, 1, 2, 8);
+  place_in_two_tables(hasher, 3, 0, 3, 8);
+  place_in_two_tables(hasher, 4, 1, 3, 8);
   ASSERT_EQ(table.positions_of(1), std::make_pair(0U, 0U));
   for (const std::uint64_t key : {2, 3, 4}) {
     ASSERT_EQ(table.positions_of(key), std::make_pair(0U, 1U)) << key;

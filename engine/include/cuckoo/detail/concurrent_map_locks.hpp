@@ -120,7 +120,8 @@ class MapStripeGuard {
 
   MapStripeGuard(const MapLockStripes& stripes, BucketStripes, std::uint32_t b1,
                  std::uint32_t b2) noexcept
-      : stripes_(stripes), guard_(stripes.locks(), {stripes.stripe_of(b1), stripes.stripe_of(b2)}) {}
+      : stripes_(stripes),
+        guard_(stripes.locks(), {stripes.stripe_of(b1), stripes.stripe_of(b2)}) {}
   MapStripeGuard(const MapLockStripes& stripes, BucketStripes, std::uint32_t b1, std::uint32_t b2,
                  std::uint32_t b3) noexcept
       : stripes_(stripes),
