@@ -15,7 +15,7 @@
 // bucket count and f the fingerprint width:
 //     i1 = reduce32(uint32(h >> 32), n)               (Lemire multiply-shift, hash.hpp)
 //     fp = h & (2^f - 1), and fp = 1 if that is 0     (0 marks an empty slot)
-//     t(fp) = reduce32(uint32(mix64(fp) >> 32), n)
+//     t(fp) = reduce32(uint32(fp * 0x9e3779b9), n)      (Fibonacci hashing)
 //     alt_bucket(i, fp) = (t(fp) - i) mod n
 //     i2 = alt_bucket(i1, fp)
 // alt_bucket is an involution for every n (alt_bucket(alt_bucket(i, fp), fp) == i), so a
@@ -40,13 +40,13 @@
 // holds_fingerprint(), the same code contains() runs, so answers are identical (stash
 // included).
 //
-// Compiled probes. f and b are runtime values, but for the common shapes (f in {8, 12,
-// 16}, b in {2, 4}) a bucket is whole bytes within one 64-bit word, and contains(),
-// contains_many() and contains_many_hash() dispatch once per call (with_probe) to
-// PackedTable::contains_fixed<f, b>: one load at a byte offset and the SWAR test with
-// constant masks, both buckets tested without a branch between them. Every other shape
-// takes the runtime-mask path. The answer is the same either way (tested against the
-// per-slot reference); hashing, placement and the stash check are shared code.
+// One-word probes. f and b are runtime values; when a bucket with its offset within a
+// byte fits one 64-bit word (f * b <= 57, or f * b a multiple of 8 up to 64: the default
+// f = 12, b = 4 and most shapes in use), contains() reads each bucket with one load and
+// tests it with the SWAR match using the table's masks (PackedTable::contains_one_word),
+// both buckets without a branch between them, all inline, with no dispatch on the shape.
+// Wider buckets take the chunked loop. The answer is the same either way (tested against
+// the per-slot reference); hashing, placement and the stash check are shared code.
 //
 // Stash. kStashSlots entries of (fingerprint, bucket1, bucket2). contains() consults it
 // after both buckets, behind one "stash empty" branch; erase() removes from it when
@@ -197,8 +197,11 @@ class BasicCuckooFilter
 
   // Homeless fingerprints held beside the table; see the design comment.
   static constexpr unsigned kStashSlots = 4;
-  // Serialization format version (payload layout documented at serialize()).
-  static constexpr std::uint8_t kFormatVersion = 1;
+  // Serialization format version (payload layout documented at serialize()). Version 2
+  // changed the alternate-bucket rule (filter_hash_rule.hpp); version 1 bytes are
+  // rejected with kUnsupportedVersion, since their fingerprints sit in buckets the new
+  // rule does not probe.
+  static constexpr std::uint8_t kFormatVersion = 2;
   // Keys hashed and prefetched ahead of their probes by contains_many(): enough
   // outstanding misses to cover memory latency (2 buckets each, so 48 lines, more than
   // the ~12-20 line-fill buffers of a core), few enough that the prefetched lines are
@@ -270,18 +273,13 @@ class BasicCuckooFilter
   // REQUIRES: results.size() >= hashes.size(); results does not overlap hashes.
   void contains_many_hash(std::span<const std::uint64_t> hashes, std::span<bool> results) const {
     require_result_room(hashes.size(), results.size());
-    // One shape dispatch for the whole batch (see with_probe).
-    with_probe([&](auto probe) {
-      std::array<Placement, kBatchGroup> group;
-      // Bound: hashes.size() / kBatchGroup + 1 groups of at most kBatchGroup hashes.
-      for (std::size_t start = 0; start < hashes.size(); start += kBatchGroup) {
-        const std::size_t count = std::min(kBatchGroup, hashes.size() - start);
-        for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hashes[start + k]);
-        for (std::size_t k = 0; k < count; ++k) {
-          results[start + k] = holds_fingerprint(group[k], probe);
-        }
-      }
-    });
+    std::array<Placement, kBatchGroup> group;
+    // Bound: hashes.size() / kBatchGroup + 1 groups of at most kBatchGroup hashes.
+    for (std::size_t start = 0; start < hashes.size(); start += kBatchGroup) {
+      const std::size_t count = std::min(kBatchGroup, hashes.size() - start);
+      for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hashes[start + k]);
+      for (std::size_t k = 0; k < count; ++k) results[start + k] = holds_fingerprint(group[k]);
+    }
   }
 
   // ---- Hash-level operations: the same as the key-level ones for a key whose hash is h.
@@ -305,7 +303,7 @@ class BasicCuckooFilter
   }
 
   bool contains_hash(std::uint64_t h) const noexcept {
-    return with_probe([&](auto probe) { return holds_fingerprint(placement_of_hash(h), probe); });
+    return holds_fingerprint(placement_of_hash(h));
   }
 
   bool erase_hash(std::uint64_t h) {
@@ -399,8 +397,8 @@ class BasicCuckooFilter
 
   // ---- Serialization.
   //
-  // The shared envelope (detail/serial.hpp), kind kCuckooFilter, version 1. Payload,
-  // little-endian:
+  // The shared envelope (detail/serial.hpp), kind kCuckooFilter, version kFormatVersion
+  // (2). Payload, little-endian:
   //   u8  fingerprint_bits      u8  slots_per_bucket
   //   u32 bucket_count          u32 max_kicks
   //   u64 seed                  u64 size
@@ -446,8 +444,7 @@ class BasicCuckooFilter
         table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits, huge_pages,
                alloc),
         rule_(shape.bucket_count, shape.fingerprint_bits),
-        max_kicks_(shape.max_kicks),
-        probe_shape_(probe_shape_for(shape.fingerprint_bits, shape.slots_per_bucket)) {}
+        max_kicks_(shape.max_kicks) {}
 
   unsigned max_copies_of(const Placement& p) const noexcept {
     return p.bucket1 == p.bucket2 ? table_.slots() : 2 * table_.slots();
@@ -468,63 +465,33 @@ class BasicCuckooFilter
     return p;
   }
 
-  // Bucket probes for holds_fingerprint(): the runtime-shape SWAR test, and the same test
-  // compiled for one shape (PackedTable::contains_fixed). Same answer for every bucket.
-  // kBranchFree: cheap enough to probe both buckets without a branch between them.
-  struct GenericProbe {
-    static constexpr bool kBranchFree = false;  // a loop over chunks: skip bucket2 on a hit
-    const detail::BasicPackedTable<Allocator>* table;
-    bool operator()(std::uint32_t bucket, std::uint32_t fp) const noexcept {
-      return table->contains(bucket, fp);
+  // The lookup hot path: both buckets, then the stash if it is not empty. For one-word
+  // shapes (PackedTable::is_one_word_shape: every shape with f * b <= 57, and f = 16 or
+  // 32 with b = 4 or 2) each bucket is one load and the SWAR test, and both are tested
+  // without a branch between them. Everything else is out of line and reached by a tail
+  // call (wider buckets: the chunked loop; the stash), so the hot path keeps its values
+  // in scratch registers and saves none (placements pass by value, in registers).
+  [[gnu::always_inline]] bool holds_fingerprint(Placement p) const noexcept {
+    if (!table_.one_word()) [[unlikely]] return holds_fingerprint_chunked(p);
+    const std::uint32_t fp = p.fingerprint;
+    // Combined as integers: clang warns on | between bools.
+    if ((static_cast<unsigned>(table_.contains_one_word(p.bucket1, fp)) |
+         static_cast<unsigned>(table_.contains_one_word(p.bucket2, fp))) != 0) {
+      return true;
     }
-  };
-  template <unsigned kBits, unsigned kSlots>
-  struct FixedProbe {
-    static constexpr bool kBranchFree = true;  // one load and four operations
-    const detail::BasicPackedTable<Allocator>* table;
-    bool operator()(std::uint32_t bucket, std::uint32_t fp) const noexcept {
-      return table->template contains_fixed<kBits, kSlots>(bucket, fp);
-    }
-  };
-
-  // The compiled shapes: the common ones (f in {8, 12, 16}, b in {2, 4}); every other
-  // shape takes kGeneric. Chosen once from the table's shape at construction.
-  enum class ProbeShape : std::uint8_t { kGeneric, kF8B2, kF12B2, kF16B2, kF8B4, kF12B4, kF16B4 };
-
-  static ProbeShape probe_shape_for(unsigned bits, unsigned slots) noexcept;
-
-  // Calls body(probe) with the probe of this filter's shape and returns its result. One
-  // switch per call, the same branch every time, so a batch pays for it once.
-  template <class Body>
-  decltype(auto) with_probe(Body&& body) const {
-    switch (probe_shape_) {
-      case ProbeShape::kF8B2: return body(FixedProbe<8, 2>{&table_});
-      case ProbeShape::kF12B2: return body(FixedProbe<12, 2>{&table_});
-      case ProbeShape::kF16B2: return body(FixedProbe<16, 2>{&table_});
-      case ProbeShape::kF8B4: return body(FixedProbe<8, 4>{&table_});
-      case ProbeShape::kF12B4: return body(FixedProbe<12, 4>{&table_});
-      case ProbeShape::kF16B4: return body(FixedProbe<16, 4>{&table_});
-      case ProbeShape::kGeneric: break;
-    }
-    return body(GenericProbe{&table_});
-  }
-
-  // The lookup hot path: both buckets, then the stash if it is not empty.
-  template <class Probe>
-  bool holds_fingerprint(const Placement& p, Probe probe) const noexcept {
-    // Branch-free probes test both buckets and combine the answers without a branch
-    // (as integers: clang warns on | between bools).
-    const bool in_buckets =
-        Probe::kBranchFree
-            ? (static_cast<unsigned>(probe(p.bucket1, p.fingerprint)) |
-               static_cast<unsigned>(probe(p.bucket2, p.fingerprint))) != 0
-            : probe(p.bucket1, p.fingerprint) || probe(p.bucket2, p.fingerprint);
-    if (in_buckets) return true;
     if (stash_size_ == 0) [[likely]] return false;
-    return stash_find(p) != kNotInStash;
+    return stash_holds(p);
   }
-  bool holds_fingerprint(const Placement& p) const noexcept {
-    return holds_fingerprint(p, GenericProbe{&table_});
+
+  [[gnu::noinline]] bool holds_fingerprint_chunked(Placement p) const noexcept {
+    if (table_.contains(p.bucket1, p.fingerprint) || table_.contains(p.bucket2, p.fingerprint)) {
+      return true;
+    }
+    return stash_size_ != 0 && stash_holds(p);
+  }
+
+  [[gnu::noinline, gnu::cold]] bool stash_holds(Placement p) const noexcept {
+    return stash_find(p) != kNotInStash;
   }
 
   // The first stash entry holding p's fingerprint for p's bucket pair, or kNotInStash.
@@ -550,7 +517,6 @@ class BasicCuckooFilter
   detail::BasicPackedTable<Allocator> table_;
   detail::FilterHashRule rule_;  // placement of a hash: buckets and fingerprint
   unsigned max_kicks_;
-  ProbeShape probe_shape_;
   std::uint64_t size_ = 0;
   std::array<Placement, kStashSlots> stash_{};
   unsigned stash_size_ = 0;

@@ -1,8 +1,7 @@
 // CuckooFilter's lookup helpers (out-of-line members of BasicCuckooFilter,
 // cuckoo/cuckoo_filter.hpp, included at its end): the batched lookup behind
-// contains_many(), the choice of a compiled probe for the table's shape, and the stash
-// scans (find, count, remove). The per-key probe itself (holds_fingerprint, with_probe)
-// stays in the class body, where the hot path reads it.
+// contains_many() and the stash scans (find, count, remove). The per-key probe itself
+// (holds_fingerprint) stays in the class body, where the hot path reads it.
 #pragma once
 
 #ifndef CUCKOO_FILTER
@@ -14,18 +13,15 @@ namespace cuckoo {
 CUCKOO_FILTER_TEMPLATE
 template <class Key, class Out>
 inline auto CUCKOO_FILTER::contains_many_into(std::span<const Key> keys, Out out) const -> void {
-  // One shape dispatch for the whole batch (see with_probe).
-  with_probe([&](auto probe) {
-    std::array<Placement, kBatchGroup> group;
-    // Bound: keys.size() / kBatchGroup + 1 groups of at most kBatchGroup keys.
-    for (std::size_t start = 0; start < keys.size(); start += kBatchGroup) {
-      const std::size_t count = std::min(kBatchGroup, keys.size() - start);
-      for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hash_of(keys[start + k]));
-      for (std::size_t k = 0; k < count; ++k) {
-        out[static_cast<std::ptrdiff_t>(start + k)] = holds_fingerprint(group[k], probe);
-      }
+  std::array<Placement, kBatchGroup> group;
+  // Bound: keys.size() / kBatchGroup + 1 groups of at most kBatchGroup keys.
+  for (std::size_t start = 0; start < keys.size(); start += kBatchGroup) {
+    const std::size_t count = std::min(kBatchGroup, keys.size() - start);
+    for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hash_of(keys[start + k]));
+    for (std::size_t k = 0; k < count; ++k) {
+      out[static_cast<std::ptrdiff_t>(start + k)] = holds_fingerprint(group[k]);
     }
-  });
+  }
 }
 
 CUCKOO_FILTER_TEMPLATE
@@ -35,20 +31,6 @@ inline auto CUCKOO_FILTER::require_result_room(std::size_t inputs, std::size_t r
                                 " entries, fewer than the " + std::to_string(inputs) +
                                 " keys");
   }
-}
-
-CUCKOO_FILTER_TEMPLATE
-inline auto CUCKOO_FILTER::probe_shape_for(unsigned bits, unsigned slots) noexcept -> ProbeShape {
-  if (slots == 2 || slots == 4) {
-    const bool four = slots == 4;
-    switch (bits) {
-      case 8: return four ? ProbeShape::kF8B4 : ProbeShape::kF8B2;
-      case 12: return four ? ProbeShape::kF12B4 : ProbeShape::kF12B2;
-      case 16: return four ? ProbeShape::kF16B4 : ProbeShape::kF16B2;
-      default: break;
-    }
-  }
-  return ProbeShape::kGeneric;
 }
 
 CUCKOO_FILTER_TEMPLATE

@@ -93,6 +93,7 @@ class BasicPackedTable {
     chunk_slots_ = slots < per_word ? slots : per_word;
     chunk_count_ = (slots + chunk_slots_ - 1) / chunk_slots_;
     full_ = make_chunk(chunk_slots_, bits);
+    one_word_ = is_one_word_shape(bits, slots);
     const unsigned rest = slots % chunk_slots_;
     last_ = rest == 0 ? full_ : make_chunk(rest, bits);
   }
@@ -140,28 +141,29 @@ class BasicPackedTable {
     return kNoSlot;
   }
 
-  // Whether contains_fixed<bits, slots>() serves a shape: a bucket is whole bytes and at
-  // most one 64-bit word (f in {8, 12, 16} with b in {2, 4}, among others), so it starts
-  // at a byte offset and is one load with no shift and no ninth byte.
-  static constexpr bool is_fixed_shape(unsigned bits, unsigned slots) noexcept {
-    return bits >= kMinBits && bits <= kMaxBits && slots >= 1 && slots <= kMaxSlots &&
-           bits * slots <= 64 && (bits * slots) % 8 == 0;
+  // Whether a bucket of this shape is read by one 8-byte load: its bits, plus the
+  // offset of its first bit within its first byte, fit 64. True when bits * slots <= 57
+  // (f <= 14 at b = 4, f <= 28 at b = 2, f <= 7 at b = 8, any f at b = 1), and when a
+  // bucket is at most 8 whole bytes (its offset within a byte is always 0: f = 16 at
+  // b = 4, f = 32 at b = 2).
+  static constexpr bool is_one_word_shape(unsigned bits, unsigned slots) noexcept {
+    const unsigned bucket_bits = bits * slots;
+    return bucket_bits <= 57 || (bucket_bits <= 64 && bucket_bits % 8 == 0);
   }
+  bool one_word() const noexcept { return one_word_; }
 
-  // contains(bucket, fp) for a shape known at compile time: the same SWAR test with the
-  // masks as constants. The load also reads the bytes after the bucket (the next bucket
-  // or padding); they need no masking, as borrows of v - lo only run upward, out of the
-  // bucket, and z keeps only the bucket's high bits.
-  // REQUIRES: bits() == kBits, slots() == kSlots, bucket < bucket_count(), fp < 2^kBits.
-  template <unsigned kBits, unsigned kSlots>
-    requires(is_fixed_shape(kBits, kSlots))
-  bool contains_fixed(std::uint32_t bucket, std::uint32_t fp) const noexcept {
-    assert(bits_ == kBits && slots_ == kSlots && bucket < bucket_count_);
-    constexpr Chunk kChunk = make_chunk(kSlots, kBits);
-    constexpr std::size_t kBucketBytes = kBits * kSlots / 8;
-    const std::uint64_t w = load_le64(bytes_.data() + std::size_t{bucket} * kBucketBytes);
-    const std::uint64_t v = w ^ (fp * kChunk.lo);
-    return ((v - kChunk.lo) & ~v & kChunk.hi) != 0;
+  // contains(bucket, fp) for a one-word shape: one load at the bucket's first byte,
+  // shifted to its first bit, and the SWAR test of the top of this file with the masks of
+  // all slots. The word's bits above the bucket (the next bucket, or padding) need no
+  // masking: borrows of v - lo only run upward, out of the bucket, and hi keeps only the
+  // bucket's high bits. REQUIRES: one_word(), bucket < bucket_count(), fp < 2^bits().
+  [[gnu::always_inline]] bool contains_one_word(std::uint32_t bucket,
+                                                std::uint32_t fp) const noexcept {
+    assert(one_word_ && bucket < bucket_count_);
+    const std::uint64_t bit = std::uint64_t{bucket} * bucket_bits_;
+    const std::uint64_t w = load_le64(bytes_.data() + (bit >> 3)) >> (bit & 7);
+    const std::uint64_t v = w ^ (fp * full_.lo);
+    return ((v - full_.lo) & ~v & full_.hi) != 0;
   }
 
   // Hints the cache to load bucket `bucket` (its first and last byte, as a bucket may
@@ -348,6 +350,7 @@ class BasicPackedTable {
   unsigned bucket_bits_ = 0;
   unsigned chunk_slots_ = 1;
   unsigned chunk_count_ = 0;
+  bool one_word_ = false;  // is_one_word_shape(bits_, slots_): full_ covers the bucket
   Chunk full_;
   Chunk last_;
 };
