@@ -584,24 +584,12 @@ class CuckooMap {
     return slots_.occupied(pos) && key_eq_(slots_.item(pos).first, key);
   }
 
-  // Lookups may compare every key of a bucket without branching on occupancy (the zero
-  // key of an empty slot is compared, then discarded by the mask). Only where that
-  // comparison is plain bitwise equality with no side effects: the standard equality on
-  // arithmetic, enum and pointer keys, whose all-zero bytes are a valid value. A class
-  // key, even a trivially copyable one, may have an operator== that reads through a
-  // member (a pointer) and must never see an empty slot.
-  static constexpr bool kBitwiseKey =
-      std::is_arithmetic_v<K> || std::is_enum_v<K> || std::is_pointer_v<K>;
-  static constexpr bool kBranchFreeCompare =
-      Slots::kTrivialItems && kBitwiseKey &&
-      (std::is_same_v<KeyEqual, std::equal_to<K>> || std::is_same_v<KeyEqual, std::equal_to<>>);
-
-  // The slot of bucket holding key, or SlotsPerBucket.
+  // The slot of bucket holding key, whose tag is tag, or SlotsPerBucket.
   template <class Q>
-  unsigned slot_in(std::uint32_t bucket, const Q& key) const;
+  unsigned slot_in(std::uint32_t bucket, std::uint8_t tag, const Q& key) const;
 
-  // The hot lookup: two buckets (the second prefetched while the first is compared),
-  // then the stash only if it holds anything.
+  // The hot lookup: two buckets (tags first, keys only where a tag matches), then the
+  // stash only if it holds anything.
   template <class Q>
   std::size_t position_of(const Q& key, std::uint64_t hash) const;
   template <class Q>

@@ -48,7 +48,9 @@ CUCKOO_MAP& CUCKOO_MAP::operator=(CuckooMap&& other) noexcept(
                         : Slots(other.slots_.bucket_count(), other.config_.huge_pages,
                                 slots_.allocator());
       for (std::size_t pos = 0; pos < other.slots_.size(); ++pos) {  // bounded: positions
-        if (other.slots_.occupied(pos)) moved.emplace(pos, std::move(other.slots_.item(pos)));
+        if (other.slots_.occupied(pos)) {
+          moved.emplace(pos, other.slots_.tag(pos), std::move(other.slots_.item(pos)));
+        }
       }
       slots_.swap(moved);
       other.slots_ = Slots(other.slots_.allocator());

@@ -130,13 +130,14 @@ bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, P* pend
     const std::uint64_t handle = placement[pos];
     if (handle == kNoHandle) continue;
     if (handle != old_positions) {
-      new_slots.emplace(pos, std::move(slots_.item(handle)));
+      new_slots.emplace(pos, detail::map_tag(hashes[handle]), std::move(slots_.item(handle)));
       continue;
     }
     if constexpr (!std::is_same_v<P, NoPending>) {
       using KK = decltype(pending->key);
       using VV = decltype(pending->value);
-      new_slots.emplace(pos, std::forward<KK>(pending->key), std::forward<VV>(pending->value));
+      new_slots.emplace(pos, detail::map_tag(hashes[handle]), std::forward<KK>(pending->key),
+                        std::forward<VV>(pending->value));
       last_slow_position_ = pos;
     }
   }

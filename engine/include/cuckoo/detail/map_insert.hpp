@@ -49,9 +49,7 @@ struct CUCKOO_MAP::LiveView {
     return detail::map_alt_bucket(hash, bucket, map->bucket_count_);
   }
   void move_item(detail::MapSlotRef from, detail::MapSlotRef to) {
-    const std::size_t source = slot_index(from.bucket, from.slot);
-    map->slots_.emplace(slot_index(to.bucket, to.slot), std::move(map->slots_.item(source)));
-    map->slots_.reset(source);
+    map->slots_.move_to(slot_index(to.bucket, to.slot), slot_index(from.bucket, from.slot));
   }
 };
 
@@ -84,7 +82,7 @@ V& CUCKOO_MAP::subscript(KK&& key) {
       if (slot == kNoPosition) slot = free_slot_in(pair.second);
     }
     if (slot != kNoPosition) {
-      slots_.emplace(slot, std::forward<KK>(key), V());
+      slots_.emplace(slot, detail::map_tag(hash), std::forward<KK>(key), V());
       ++size_;
       ++stats_.inserts;
       return slots_.item(slot).second;
@@ -116,8 +114,7 @@ void CUCKOO_MAP::refill_from_stash(std::uint32_t bucket) {
     const detail::MapBucketPair pair =
         detail::map_buckets(hash_key(slots_.item(pos).first), bucket_count_);
     if (pair.first == bucket || pair.second == bucket) {
-      slots_.emplace(target, std::move(slots_.item(pos)));
-      slots_.reset(pos);
+      slots_.move_to(target, pos);
       --stash_count_;
       return;
     }
@@ -140,7 +137,7 @@ InsertResult CUCKOO_MAP::insert_slow(Pending<KK, VV>&& item, std::uint64_t hash)
     if (search_.find_path(view, pair.first, pair.second, config_.max_path_length, path)) {
       detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
       last_slow_position_ = slot_index(path.hops[0].bucket, path.hops[0].slot);
-      slots_.emplace(last_slow_position_, std::forward<KK>(item.key),
+      slots_.emplace(last_slow_position_, detail::map_tag(hash), std::forward<KK>(item.key),
                      std::forward<VV>(item.value));
       stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
       ++size_;
@@ -153,7 +150,8 @@ InsertResult CUCKOO_MAP::insert_slow(Pending<KK, VV>&& item, std::uint64_t hash)
       for (std::size_t i = 0; i < kStashSlots; ++i) {
         if (!slots_.occupied(stash + i)) {
           last_slow_position_ = stash + i;
-          slots_.emplace(stash + i, std::forward<KK>(item.key), std::forward<VV>(item.value));
+          slots_.emplace(stash + i, detail::map_tag(hash), std::forward<KK>(item.key),
+                         std::forward<VV>(item.value));
           ++stash_count_;
           ++size_;
           ++stats_.inserts;
@@ -215,7 +213,8 @@ inline auto CUCKOO_MAP::insert_impl(KK&& key, VV&& value, bool assign) -> Insert
       std::size_t slot = free_slot_in(pair.first);
       if (slot == kNoPosition) slot = free_slot_in(pair.second);
       if (slot != kNoPosition) [[likely]] {
-        slots_.emplace(slot, std::forward<KK>(key), std::forward<VV>(value));
+        slots_.emplace(slot, detail::map_tag(hash), std::forward<KK>(key),
+                       std::forward<VV>(value));
         ++size_;
         ++stats_.inserts;
         return InsertResult::kInserted;

@@ -28,6 +28,11 @@ std::string CUCKOO_MAP::check_invariants() const {
     if (!slots_.occupied(pos)) continue;
     ++items;
     const std::uint64_t hash = hash_key(slots_.item(pos).first);
+    if (slots_.tag(pos) != detail::map_tag(hash)) {
+      return "the key at slot " + std::to_string(pos) + " has tag " +
+             std::to_string(slots_.tag(pos)) + ", its hash gives tag " +
+             std::to_string(detail::map_tag(hash));
+    }
     if (pos < table_slots()) {
       const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
       const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);

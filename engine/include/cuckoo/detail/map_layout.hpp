@@ -10,6 +10,12 @@
 //
 // The derivation is deliberately this simple so that a test hasher can put a key in
 // chosen buckets: map_hash_for_buckets() inverts it for one bucket count.
+//
+// The key's tag (map_slots.hpp) is one byte of the hash that is never 0:
+//     tag = uint8(h ^ (h >> 32)), or 1 if that is 0
+// the low bytes of both halves, which reduce32 weighs least (for n <= 2^24 buckets they
+// decide neither bucket), so the tag is close to independent of the buckets; and it
+// does not depend on n, so an item keeps its tag when the table grows.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +35,11 @@ struct MapBucketPair {
 constexpr MapBucketPair map_buckets(std::uint64_t hash, std::uint32_t bucket_count) noexcept {
   return {reduce32(static_cast<std::uint32_t>(hash >> 32), bucket_count),
           reduce32(static_cast<std::uint32_t>(hash), bucket_count)};
+}
+
+constexpr std::uint8_t map_tag(std::uint64_t hash) noexcept {
+  const auto t = static_cast<std::uint8_t>(hash ^ (hash >> 32));
+  return t == 0 ? std::uint8_t{1} : t;
 }
 
 // The candidate bucket of hash that is not `bucket` (bucket itself when both coincide).

@@ -1,6 +1,6 @@
 // CuckooMap's lookup (out-of-line members of CuckooMap, cuckoo/cuckoo_map.hpp, included
-// at its end): the key's slot in one bucket (branch-free for bitwise keys, see
-// kBranchFreeCompare), the hot two-bucket probe with the second bucket prefetched, the
+// at its end): the key's slot in one bucket (keys compared only where the tag matches),
+// the hot two-bucket probe with the second bucket's tags prefetched, the
 // stash scan behind it, and the batched find_many() (hash and prefetch a group, then
 // probe it).
 #pragma once
@@ -13,21 +13,16 @@ namespace cuckoo {
 
 CUCKOO_MAP_TEMPLATE
 template <class Q>
-inline auto CUCKOO_MAP::slot_in(std::uint32_t bucket, const Q& key) const -> unsigned {
-  const unsigned occupied = slots_.mask(bucket);
-  if constexpr (kBranchFreeCompare) {
-    unsigned hits = 0;
-    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-      hits |= static_cast<unsigned>(key_eq_(slots_.key_at(bucket, s), key)) << s;
-    }
-    hits &= occupied;
-    return hits == 0 ? SlotsPerBucket : static_cast<unsigned>(std::countr_zero(hits));
-  } else {
-    for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-      if (((occupied >> s) & 1U) != 0 && key_eq_(slots_.key_at(bucket, s), key)) return s;
-    }
-    return SlotsPerBucket;
+inline auto CUCKOO_MAP::slot_in(std::uint32_t bucket, std::uint8_t tag, const Q& key) const
+    -> unsigned {
+  // Keys are compared only in the slots whose tag matches (see map_slots.hpp).
+  unsigned candidates = slots_.matches(bucket, tag);
+  while (candidates != 0) {  // bound: at most SlotsPerBucket candidates
+    const auto s = static_cast<unsigned>(std::countr_zero(candidates));
+    if (key_eq_(slots_.key_at(bucket, s), key)) return s;
+    candidates &= candidates - 1;
   }
+  return SlotsPerBucket;
 }
 
 CUCKOO_MAP_TEMPLATE
@@ -35,11 +30,16 @@ template <class Q>
 inline auto CUCKOO_MAP::position_of(const Q& key, std::uint64_t hash) const -> std::size_t {
   if (size_ == 0) return kNoPosition;  // also covers a moved-from map (no buckets)
   const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+  const std::uint8_t tag = detail::map_tag(hash);
+  // Both buckets' tags and items load in parallel: a hit then waits for one round of
+  // misses, not for a tag and then an item (prefetching the tags alone made misses 20 %
+  // faster and hits 50 % slower at 10M keys); a miss reads no item.
+  slots_.prefetch(pair.first);
   slots_.prefetch(pair.second);
-  if (const unsigned s = slot_in(pair.first, key); s != SlotsPerBucket) {
+  if (const unsigned s = slot_in(pair.first, tag, key); s != SlotsPerBucket) {
     return slot_index(pair.first, s);
   }
-  if (const unsigned s = slot_in(pair.second, key); s != SlotsPerBucket) {
+  if (const unsigned s = slot_in(pair.second, tag, key); s != SlotsPerBucket) {
     return slot_index(pair.second, s);
   }
   if (stash_count_ != 0) [[unlikely]] return stash_position_of(key);

@@ -119,7 +119,7 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
     }
     detail::require_consistent(map.position_of(key, hash) == kNoPosition,
                                "item " + std::to_string(i) + " repeats a key");
-    map.slots_.emplace(pos, std::move(key), std::move(value));
+    map.slots_.emplace(pos, detail::map_tag(hash), std::move(key), std::move(value));
     ++map.size_;
     if (pos >= table_slots) ++map.stash_count_;
   }

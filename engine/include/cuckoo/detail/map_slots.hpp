@@ -1,20 +1,24 @@
-// CuckooMap internals: the slot storage (flat buckets plus occupancy masks).
+// CuckooMap internals: the slot storage (flat buckets plus one tag byte per slot).
 //
 // Layout. Positions 0 .. table_slots - 1 are the table (bucket i holds positions
 // i * B .. i * B + B - 1), positions table_slots .. table_slots + StashSlots - 1 the
 // stash: the numbering serialization uses. Items are std::pair<K, V> objects stored in
 // place, one flat array indexed by position, with no per-slot wrapper: a bucket of four
 // uint64 -> uint64 pairs is exactly one 64-byte cache line, and the array is cache-line
-// aligned (2 MiB aligned with huge pages, see aligned_buffer.hpp), so a lookup reads one
-// line per candidate bucket. Which slots hold an item is kept apart, one byte per group
-// of B positions (bit s of byte g: position g * B + s), so that the occupancy of a whole
-// bucket is one byte and finding a free slot is one countr_one. StashSlots is a
-// multiple of B, so the stash is whole groups after the table's.
+// aligned (2 MiB aligned with huge pages, see aligned_buffer.hpp).
+//
+// Tags. Beside the items, one byte per position: 0 for an empty slot, else the item's
+// tag, 8 bits of its hash that are never 0 (map_tag, map_layout.hpp). A bucket's B tags
+// are adjacent, so one load reads them all: occupancy (the nonzero tags) and the
+// candidates for a key (the tags equal to its tag) are SWAR byte tests on that word. A
+// lookup compares keys only in candidate slots, so a miss reads the two buckets' tags and
+// nearly never an item (a foreign item shares a tag with probability 1/255). The tag
+// depends on the hash alone, not on the bucket count, so moving an item keeps its tag.
+// StashSlots is a multiple of B, so the stash is whole groups after the table's.
 //
 // Unoccupied storage is zero bytes, never a live object: items are constructed on
 // emplace() and destroyed on reset(), clear() and destruction, so any K and V work
-// (strings included). For trivially copyable keys the lookup may compare an unoccupied
-// slot's zero key and then discard the result by the mask (kTrivialItems).
+// (strings included).
 //
 // Memory comes from Alloc (rebound to cache lines, see aligned_buffer.hpp); the storage
 // keeps the allocator with its memory, and CuckooMap applies the propagation rules.
@@ -43,51 +47,49 @@ template <class K, class V, unsigned B, std::size_t StashSlots,
 class MapSlots {
   using Buffer = BasicAlignedBuffer<Alloc>;
 
-  static_assert(B >= 1 && B <= 8, "a bucket's occupancy must fit one byte");
+  static_assert(B >= 1 && B <= 8, "a bucket's tags must fit one 64-bit word");
   static_assert(StashSlots % B == 0, "the stash must be whole groups of B positions");
   static_assert(alignof(std::pair<K, V>) <= Buffer::kCacheLineBytes,
                 "items must not need more than cache-line alignment");
 
  public:
   using value_type = std::pair<K, V>;
-  // A bucket whose occupancy byte is kFullMask has no free slot.
+  // A bucket whose occupancy mask is kFullMask has no free slot.
   static constexpr std::uint8_t kFullMask = static_cast<std::uint8_t>((1U << B) - 1);
-  // Memory per position, for allocation budgets: the item and at most one mask byte.
+  // Memory per position, for allocation budgets: the item and its tag byte.
   static constexpr std::size_t kBytesPerPosition = sizeof(value_type) + 1;
   // The most positions one storage may hold.
   static constexpr std::size_t kMaxPositions =
       static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / kBytesPerPosition;
-  // Items whose bytes are their value: copies of the storage are byte copies, and a
-  // lookup may compare the (zero) key of an unoccupied slot, discarding the result by
-  // the occupancy mask.
+  // Items whose bytes are their value: copies of the storage are byte copies.
   static constexpr bool kTrivialItems =
       std::is_trivially_copyable_v<K> && std::is_trivially_copyable_v<V>;
 
   MapSlots() = default;
-  explicit MapSlots(const Alloc& alloc) : items_(alloc), masks_(alloc) {}
+  explicit MapSlots(const Alloc& alloc) : items_(alloc), tags_(alloc) {}
 
   // bucket_count buckets and the stash, all unoccupied. Throws std::bad_alloc.
   // REQUIRES: bucket_count * B + StashSlots <= kMaxPositions.
   MapSlots(std::uint32_t bucket_count, bool huge_pages, const Alloc& alloc = Alloc())
       : items_(position_count_for(bucket_count) * sizeof(value_type), huge_pages, alloc),
-        masks_(group_count_for(bucket_count), huge_pages, alloc),
+        tags_(tag_bytes_for(bucket_count), huge_pages, alloc),
         bucket_count_(bucket_count),
         positions_(position_count_for(bucket_count)) {}
 
   // A deep copy of other whose memory comes from alloc.
   MapSlots(const MapSlots& other, const Alloc& alloc)
     requires kTrivialItems
-      : items_(other.items_, alloc), masks_(other.masks_, alloc),
+      : items_(other.items_, alloc), tags_(other.tags_, alloc),
         bucket_count_(other.bucket_count_), positions_(other.positions_) {}
   MapSlots(const MapSlots& other, const Alloc& alloc)
       : items_(other.items_.size(), other.items_.huge_pages(), alloc),
-        masks_(other.masks_.size(), other.masks_.huge_pages(), alloc),
+        tags_(other.tags_.size(), other.tags_.huge_pages(), alloc),
         bucket_count_(other.bucket_count_),
         positions_(other.positions_) {
     std::size_t pos = 0;
     try {
       for (; pos < positions_; ++pos) {  // bounded by positions_
-        if (other.occupied(pos)) emplace(pos, other.item(pos));
+        if (other.occupied(pos)) emplace(pos, other.tag(pos), other.item(pos));
       }
     } catch (...) {
       destroy_all();
@@ -107,7 +109,7 @@ class MapSlots {
   }
   MapSlots(MapSlots&& other) noexcept
       : items_(std::move(other.items_)),
-        masks_(std::move(other.masks_)),
+        tags_(std::move(other.tags_)),
         bucket_count_(std::exchange(other.bucket_count_, 0)),
         positions_(std::exchange(other.positions_, 0)) {}
   MapSlots& operator=(MapSlots&& other) noexcept {
@@ -121,7 +123,7 @@ class MapSlots {
 
   void swap(MapSlots& other) noexcept {
     items_.swap(other.items_);
-    masks_.swap(other.masks_);
+    tags_.swap(other.tags_);
     std::swap(bucket_count_, other.bucket_count_);
     std::swap(positions_, other.positions_);
   }
@@ -131,9 +133,9 @@ class MapSlots {
   }
 
   Alloc allocator() const noexcept { return items_.allocator(); }
-  // Bytes taken from the allocator (items and occupancy bytes).
+  // Bytes taken from the allocator (items and tags).
   std::size_t allocated_bytes() const noexcept {
-    return items_.allocated_bytes() + masks_.allocated_bytes();
+    return items_.allocated_bytes() + tags_.allocated_bytes();
   }
 
   // Table and stash positions.
@@ -143,7 +145,12 @@ class MapSlots {
 
   bool occupied(std::size_t pos) const noexcept {
     assert(pos < positions_);
-    return ((masks_.data()[pos / B] >> (pos % B)) & 1U) != 0;
+    return tags_.data()[pos] != 0;
+  }
+  // The tag of the item in pos (0: unoccupied).
+  std::uint8_t tag(std::size_t pos) const noexcept {
+    assert(pos < positions_);
+    return tags_.data()[pos];
   }
   // REQUIRES: occupied(pos).
   value_type& item(std::size_t pos) noexcept {
@@ -155,15 +162,22 @@ class MapSlots {
     return *std::launder(slot_pointer(pos));
   }
 
-  // Constructs an item in pos from args. If the construction throws, pos stays
-  // unoccupied. REQUIRES: !occupied(pos).
+  // Constructs an item with tag `tag` in pos from args. If the construction throws, pos
+  // stays unoccupied. REQUIRES: !occupied(pos), tag != 0 (map_tag of the item's hash).
   template <class... Args>
-  value_type& emplace(std::size_t pos, Args&&... args) {
-    assert(!occupied(pos));
+  value_type& emplace(std::size_t pos, std::uint8_t tag, Args&&... args) {
+    assert(!occupied(pos) && tag != 0);
     value_type* p = ::new (static_cast<void*>(slot_pointer(pos)))
         value_type(std::forward<Args>(args)...);
-    masks_.data()[pos / B] |= static_cast<std::uint8_t>(1U << (pos % B));
+    tags_.data()[pos] = tag;
     return *p;
+  }
+
+  // Moves the item in `from`, with its tag, to `to` and empties `from`.
+  // REQUIRES: occupied(from), !occupied(to), the item's move is noexcept.
+  void move_to(std::size_t to, std::size_t from) noexcept {
+    emplace(to, tag(from), std::move(item(from)));
+    reset(from);
   }
 
   // Destroys the item in pos and zeroes its storage. REQUIRES: occupied(pos).
@@ -171,7 +185,7 @@ class MapSlots {
     assert(occupied(pos));
     std::destroy_at(std::launder(slot_pointer(pos)));
     zero_storage(pos);
-    masks_.data()[pos / B] &= static_cast<std::uint8_t>(~(1U << (pos % B)));
+    tags_.data()[pos] = 0;
   }
 
   // Destroys every item; the positions stay.
@@ -181,31 +195,67 @@ class MapSlots {
 
   // Bit s set: slot s of bucket holds an item. REQUIRES: bucket < bucket_count().
   std::uint8_t mask(std::uint32_t bucket) const noexcept {
-    assert(bucket < bucket_count_);
-    return masks_.data()[bucket];
+    return byte_flags(~zero_bytes(tag_word(bucket)) & kBucketBytes);
+  }
+  // Bit s set: slot s of bucket holds an item whose tag is `tag`, i.e. the only slots
+  // that can hold a key with that tag. REQUIRES: bucket < bucket_count(), tag != 0.
+  std::uint8_t matches(std::uint32_t bucket, std::uint8_t tag) const noexcept {
+    return byte_flags(zero_bytes(tag_word(bucket) ^ (kByteLows * tag)));
   }
   // The first free slot of bucket, or B if it is full.
   unsigned free_slot(std::uint32_t bucket) const noexcept {
     return static_cast<unsigned>(std::countr_one(static_cast<unsigned>(mask(bucket))));
   }
-  // The key stored in slot s of bucket, read without checking occupancy.
-  // REQUIRES: kTrivialItems or slot s is occupied.
+  // The key stored in slot s of bucket. REQUIRES: slot s is occupied.
   const K& key_at(std::uint32_t bucket, unsigned s) const noexcept {
     return std::launder(slot_pointer(std::size_t{bucket} * B + s))->first;
   }
-  // Hints the cache to load bucket's items and occupancy byte.
+  // Hints the cache to load bucket's items and tags.
   void prefetch(std::uint32_t bucket) const noexcept {
+    prefetch_items(bucket);
+    prefetch_tags(bucket);
+  }
+  void prefetch_items(std::uint32_t bucket) const noexcept {
     const auto* first = reinterpret_cast<const char*>(slot_pointer(std::size_t{bucket} * B));
     __builtin_prefetch(first);
     if constexpr (sizeof(value_type) * B > Buffer::kCacheLineBytes) {
       __builtin_prefetch(first + sizeof(value_type) * B - 1);
     }
-    __builtin_prefetch(masks_.data() + bucket);
+  }
+  void prefetch_tags(std::uint32_t bucket) const noexcept {
+    __builtin_prefetch(tags_.data() + std::size_t{bucket} * B);
   }
 
  private:
-  static constexpr std::size_t group_count_for(std::uint32_t bucket_count) noexcept {
-    return std::size_t{bucket_count} + StashSlots / B;
+  // One byte per position, plus 8 zero bytes so that tag_word() may load 8 bytes at any
+  // bucket (B < 8 reads past the bucket; the bytes beyond are masked off).
+  static constexpr std::size_t tag_bytes_for(std::uint32_t bucket_count) noexcept {
+    return position_count_for(bucket_count) + 8;
+  }
+
+  static constexpr std::uint64_t kByteLows = 0x0101010101010101ULL;
+  static constexpr std::uint64_t kByteHighs = 0x8080808080808080ULL;
+  static constexpr std::uint64_t kBucketBytes =
+      B == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * B)) - 1;
+
+  // The B tags of bucket, byte s = slot s (little-endian), higher bytes zero.
+  std::uint64_t tag_word(std::uint32_t bucket) const noexcept {
+    assert(bucket < bucket_count_);
+    std::uint64_t w;
+    std::memcpy(&w, tags_.data() + std::size_t{bucket} * B, sizeof(w));
+    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+    return w & kBucketBytes;
+  }
+  // The high bit of every zero byte of the bucket's B bytes of w, exactly (no borrows:
+  // (w & 0x7f) + 0x7f sets a byte's high bit iff its low 7 bits are not all zero).
+  static constexpr std::uint64_t zero_bytes(std::uint64_t w) noexcept {
+    constexpr std::uint64_t kLow7 = ~kByteHighs;
+    return ~(((w & kLow7) + kLow7) | w | kLow7) & (kByteHighs & kBucketBytes);
+  }
+  // Bit s of the result: the high bit of byte s of f (the multiply gathers the B flags
+  // into the top byte; partial products never carry, as each byte sums distinct bits).
+  static constexpr std::uint8_t byte_flags(std::uint64_t f) noexcept {
+    return static_cast<std::uint8_t>((((f & kByteHighs) >> 7) * 0x0102040810204080ULL) >> 56);
   }
 
   value_type* slot_pointer(std::size_t pos) noexcept {
@@ -222,7 +272,7 @@ class MapSlots {
   void destroy_all() noexcept {
     if constexpr (std::is_trivially_destructible_v<value_type>) {
       items_.fill_zero();
-      masks_.fill_zero();
+      tags_.fill_zero();
     } else {
       for (std::size_t pos = 0; pos < positions_; ++pos) {  // bounded by positions_
         if (occupied(pos)) reset(pos);
@@ -231,7 +281,7 @@ class MapSlots {
   }
 
   Buffer items_;  // positions_ * sizeof(value_type) bytes
-  Buffer masks_;  // one byte per group of B positions
+  Buffer tags_;   // tag_bytes_for(bucket_count_) bytes: one per position, then 8 zero
   std::uint32_t bucket_count_ = 0;
   std::size_t positions_ = 0;
 };
