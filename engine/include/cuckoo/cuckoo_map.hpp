@@ -592,6 +592,10 @@ class CuckooMap {
   // stash only if it holds anything.
   template <class Q>
   std::size_t position_of(const Q& key, std::uint64_t hash) const;
+  // position_of() for a non-empty map whose buckets pair (of hash) are already
+  // prefetched. REQUIRES: size() != 0, pair == map_buckets(hash, bucket_count_).
+  template <class Q>
+  std::size_t position_in(const Q& key, std::uint64_t hash, detail::MapBucketPair pair) const;
   template <class Q>
   [[gnu::noinline]] std::size_t stash_position_of(const Q& key) const;
 

@@ -54,8 +54,6 @@ class MapSlots {
 
  public:
   using value_type = std::pair<K, V>;
-  // A bucket whose occupancy mask is kFullMask has no free slot.
-  static constexpr std::uint8_t kFullMask = static_cast<std::uint8_t>((1U << B) - 1);
   // Memory per position, for allocation budgets: the item and its tag byte.
   static constexpr std::size_t kBytesPerPosition = sizeof(value_type) + 1;
   // The most positions one storage may hold.
@@ -212,17 +210,11 @@ class MapSlots {
   }
   // Hints the cache to load bucket's items and tags.
   void prefetch(std::uint32_t bucket) const noexcept {
-    prefetch_items(bucket);
-    prefetch_tags(bucket);
-  }
-  void prefetch_items(std::uint32_t bucket) const noexcept {
     const auto* first = reinterpret_cast<const char*>(slot_pointer(std::size_t{bucket} * B));
     __builtin_prefetch(first);
     if constexpr (sizeof(value_type) * B > Buffer::kCacheLineBytes) {
       __builtin_prefetch(first + sizeof(value_type) * B - 1);
     }
-  }
-  void prefetch_tags(std::uint32_t bucket) const noexcept {
     __builtin_prefetch(tags_.data() + std::size_t{bucket} * B);
   }
 
