@@ -32,7 +32,8 @@
 namespace cuckoo::fuzz {
 
 // byte 0: f (bits 0-2: 4, 5, 6, 7, 8, 12, 16, 32), b (bits 3-4: 1, 2, 4, 8), key space
-//         (bits 5-7); byte 1: capacity 1..64 slots; byte 2: max_kicks (bits 0-2: 1, 2,
+//         (bits 5-7); byte 1: capacity 1..64 slots (bits 0-5), semi-sorted buckets (bit
+//         7, where the shape has them: b = 4, f >= 5); byte 2: max_kicks (bits 0-2: 1, 2,
 //         3, 5, 8, 16, 64, 500); byte 3: seed.
 inline CuckooFilterConfig decode_filter_config(ByteSource& in, std::uint64_t& key_space) {
   constexpr std::array<unsigned, 8> kBits = {4, 5, 6, 7, 8, 12, 16, 32};
@@ -43,7 +44,9 @@ inline CuckooFilterConfig decode_filter_config(ByteSource& in, std::uint64_t& ke
   c.fingerprint_bits = kBits[b0 & 7U];
   c.slots_per_bucket = kSlots[(b0 >> 3) & 3U];
   key_space = kKeySpaces[(b0 >> 5) & 7U];
-  c.capacity = 1 + in.u8() % 64U;
+  const std::uint8_t b1 = in.u8();
+  c.capacity = 1 + b1 % 64U;
+  c.semi_sorted = (b1 & 0x80U) != 0 && c.slots_per_bucket == 4 && c.fingerprint_bits >= 5;
   c.max_kicks = kKicks[in.u8() & 7U];
   c.seed = in.u8();
   return c;
@@ -163,9 +166,9 @@ void check_accessors(const CuckooFilter& f, const CuckooFilterConfig& c,
   const std::uint64_t buckets = (c.capacity + c.slots_per_bucket - 1) / c.slots_per_bucket;
   if (f.bucket_count() != buckets || f.slot_count() != buckets * c.slots_per_bucket ||
       f.fingerprint_bits() != c.fingerprint_bits || f.slots_per_bucket() != c.slots_per_bucket ||
-      f.max_kicks() != c.max_kicks || f.seed() != *c.seed) {
-    fail("bucket_count, slot_count, fingerprint_bits, slots_per_bucket, max_kicks and seed "
-         "as configured", trace);
+      f.max_kicks() != c.max_kicks || f.seed() != *c.seed || f.semi_sorted() != c.semi_sorted) {
+    fail("bucket_count, slot_count, fingerprint_bits, slots_per_bucket, max_kicks, seed and "
+         "semi_sorted as configured", trace);
   }
   const double load = f.load_factor();
   if (std::fabs(load * static_cast<double>(f.slot_count()) - static_cast<double>(f.size())) > 1e-6) {
@@ -174,8 +177,14 @@ void check_accessors(const CuckooFilter& f, const CuckooFilterConfig& c,
   if (f.empty() != (f.size() == 0) || (f.size() == 0) != std::isinf(f.bits_per_item())) {
     fail("empty() and bits_per_item() consistent with size()", trace);
   }
-  if (f.memory_bytes() < f.slot_count() * f.fingerprint_bits() / 8) {
+  const unsigned slot_bits = f.fingerprint_bits() - (f.semi_sorted() ? 1 : 0);
+  if (f.memory_bytes() < f.slot_count() * slot_bits / 8) {
     fail("memory_bytes() covers the table", trace);
+  }
+  if (!f.empty() &&
+      std::fabs(f.bits_per_item() * static_cast<double>(f.size()) -
+                static_cast<double>(f.slot_count() * slot_bits)) > 1e-6 * static_cast<double>(f.slot_count() * slot_bits)) {
+    fail("bits_per_item() == slots x (f, or f - 1 semi-sorted) / size()", trace);
   }
   // for_items plans a table that holds the items at the planning load.
   const CuckooFilterConfig saturated = CuckooFilterConfig::for_items(~std::uint64_t{0});
@@ -193,18 +202,40 @@ void check_accessors(const CuckooFilter& f, const CuckooFilterConfig& c,
 // a copy of the filter's slots, and the bit codec round-trips 64-bit fields at every
 // bit offset (the ninth-byte path that slot writes never take).
 void check_packed_table(const CuckooFilter& f, std::uint64_t probe, const cuckoo::model::Trace& trace) {
-  cuckoo::detail::PackedTable t(f.bucket_count(), f.slots_per_bucket(), f.fingerprint_bits());
+  const auto layout = f.semi_sorted() ? cuckoo::detail::BucketLayout::kSemiSorted
+                                      : cuckoo::detail::BucketLayout::kUnsorted;
+  cuckoo::detail::PackedTable t(f.bucket_count(), f.slots_per_bucket(), f.fingerprint_bits(), false, {},
+                                layout);
   for (std::uint32_t i = 0; i < f.bucket_count(); ++i) {
-    for (unsigned s = 0; s < f.slots_per_bucket(); ++s) t.set(i, s, f.fingerprint_at(i, s));
+    for (unsigned s = 0; s < f.slots_per_bucket(); ++s) {
+      // A semi-sorted set() re-sorts the bucket, so slot numbers move while it fills:
+      // place the fingerprints instead (the same sorted bucket whatever the order).
+      if (!f.semi_sorted()) {
+        t.set(i, s, f.fingerprint_at(i, s));
+      } else if (f.fingerprint_at(i, s) != 0 && !t.try_place(i, f.fingerprint_at(i, s))) {
+        fail("a semi-sorted bucket takes its own fingerprints back", trace);
+      }
+    }
   }
   if (t.data_bytes() != cuckoo::detail::PackedTable::data_bytes_for(f.bucket_count(), f.slots_per_bucket(),
-                                                                      f.fingerprint_bits())) {
+                                                                      f.fingerprint_bits(), layout)) {
     fail("PackedTable::data_bytes() == data_bytes_for()", trace);
+  }
+  for (std::uint32_t i = 0; i < f.bucket_count(); ++i) {
+    // Semi-sorted: the copy re-encodes every bucket, so it must be canonical and read back
+    // slot for slot (the filter's own buckets are read through fingerprint_at).
+    if (!t.bucket_is_canonical(i)) fail("every bucket is canonical after set()", trace);
+    for (unsigned s = 0; s < f.slots_per_bucket(); ++s) {
+      if (t.get(i, s) != f.fingerprint_at(i, s)) fail("a copied bucket reads back slot for slot", trace);
+    }
   }
   const std::uint32_t fp_mask = f.fingerprint_bits() == 32 ? ~0U : (1U << f.fingerprint_bits()) - 1;
   for (std::uint32_t i = 0; i < f.bucket_count(); ++i) {
     for (const std::uint32_t fp : {0U, static_cast<std::uint32_t>(probe) & fp_mask, f.fingerprint_at(i, 0)}) {
       if (t.find(i, fp) != t.find_reference(i, fp)) fail("SWAR find() == find_reference()", trace);
+      if (fp != 0 && t.contains(i, fp) != (t.find_reference(i, fp) != t.kNoSlot)) {
+        fail("contains() (one-word, chunked or semi-sorted probe) == find_reference()", trace);
+      }
     }
   }
   const std::uint64_t bits = t.data_bytes() * 8;
@@ -222,7 +253,7 @@ void check_config_errors(std::uint64_t selector, const cuckoo::model::Trace& tra
   bad.capacity = 16;
   bad.seed = 1;
   std::string field;
-  switch (selector % 7) {
+  switch (selector % 8) {
     case 0: bad.fingerprint_bits = 3; field = "fingerprint_bits"; break;
     case 1: bad.fingerprint_bits = 33; field = "fingerprint_bits"; break;
     case 2: bad.slots_per_bucket = 3; field = "slots_per_bucket"; break;
@@ -234,7 +265,8 @@ void check_config_errors(std::uint64_t selector, const cuckoo::model::Trace& tra
       bad.fingerprint_bits = 32;
       field = "capacity";
       break;
-    default: bad.max_kicks = 0; field = "max_kicks"; break;
+    case 6: bad.max_kicks = 0; field = "max_kicks"; break;
+    default: bad.semi_sorted = true; bad.slots_per_bucket = 2; field = "semi_sorted"; break;
   }
   try {
     CuckooFilter filter(bad);

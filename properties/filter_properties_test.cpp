@@ -89,30 +89,38 @@ std::optional<model::Violation> check_filter_trace(const model::Trace& trace,
 struct Shape {
   unsigned fingerprint_bits;
   unsigned slots_per_bucket;
+  bool semi_sorted = false;
 };
 
 [[maybe_unused]] void PrintTo(const Shape& shape, std::ostream* os) {
-  *os << "f=" << shape.fingerprint_bits << " b=" << shape.slots_per_bucket;
+  *os << "f=" << shape.fingerprint_bits << " b=" << shape.slots_per_bucket
+      << (shape.semi_sorted ? " semi-sorted" : "");
 }
 
+// Every f and b unsorted, and every f >= 5 with b = 4 semi-sorted.
 std::vector<Shape> all_shapes() {
   std::vector<Shape> shapes;
   for (const unsigned f : props::kFilterFingerprintBits) {
     for (const unsigned b : props::kSlotsPerBucket) shapes.push_back({f, b});
+  }
+  for (const unsigned f : props::kFilterFingerprintBits) {
+    if (f >= 5) shapes.push_back({f, 4, true});
   }
   return shapes;
 }
 
 class FilterProperty : public ::testing::TestWithParam<Shape> {};
 
-// Default lane: 20 configurations x 100 cases of up to ~400 ops.
+// Default lane: 24 configurations (20 unsorted, 4 semi-sorted) x 100 cases of up to ~400
+// ops.
 constexpr props::Budget kBudget{100, 400};
 
 TEST_P(FilterProperty, AgreesWithMultisetModel) {
   const Shape shape = GetParam();
   props::Coverage coverage;
   const props::PropertyRun run = props::check_property(kBudget, [&] {
-    const props::TraceHeader header = *props::filter_header(shape.fingerprint_bits, shape.slots_per_bucket);
+    const props::TraceHeader header =
+        *props::filter_header(shape.fingerprint_bits, shape.slots_per_bucket, shape.semi_sorted);
     props::FilterState initial;
     initial.key_range = (*props::key_range()).count;
     initial.copy_limit = 2ULL * shape.slots_per_bucket;
@@ -131,7 +139,8 @@ TEST_P(FilterProperty, AgreesWithMultisetModel) {
 INSTANTIATE_TEST_SUITE_P(AllShapes, FilterProperty, ::testing::ValuesIn(all_shapes()),
                          [](const ::testing::TestParamInfo<Shape>& shape_info) {
                            return "f" + std::to_string(shape_info.param.fingerprint_bits) + "_b" +
-                                  std::to_string(shape_info.param.slots_per_bucket);
+                                  std::to_string(shape_info.param.slots_per_bucket) +
+                                  (shape_info.param.semi_sorted ? "_semi" : "");
                          });
 
 }  // namespace

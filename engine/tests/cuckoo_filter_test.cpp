@@ -894,6 +894,7 @@ TEST(CuckooFilterSerialization, RejectsDamagedEnvelopes) {
 struct ForgedFilter {
   std::uint8_t fingerprint_bits = 8;
   std::uint8_t slots_per_bucket = 2;
+  std::uint8_t layout = 0;  // written from version 3 on
   std::uint32_t bucket_count = 4;
   std::uint32_t max_kicks = 500;
   std::uint64_t seed = 23;
@@ -911,6 +912,7 @@ struct ForgedFilter {
     cuckoo::detail::ByteWriter w;
     w.u8(fingerprint_bits);
     w.u8(slots_per_bucket);
+    if (version >= 3) w.u8(layout);
     w.u32(bucket_count);
     w.u32(max_kicks);
     w.u64(seed);
@@ -943,10 +945,24 @@ TEST(CuckooFilterSerialization, RejectsVersionOneBytesNamingBothVersions) {
     FAIL() << "version 1 bytes were accepted";
   } catch (const cuckoo::DeserializeError& e) {
     EXPECT_EQ(e.code(), DeserializeErrc::kUnsupportedVersion);
-    EXPECT_NE(std::string(e.what()).find("format version 1, this build reads version 2"),
+    EXPECT_NE(std::string(e.what()).find("format version 1, this build reads versions 2 to 3"),
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(CuckooFilterSerialization, ReadsVersionTwoBytesAsUnsortedBuckets) {
+  // Version 2 had no layout byte; its buckets are unsorted.
+  ForgedFilter forged;
+  forged.version = 2;
+  forged.table[0] = 0x2a;
+  forged.size = 1;
+  const CuckooFilter filter = CuckooFilter::deserialize(forged.seal());
+  EXPECT_FALSE(filter.semi_sorted());
+  EXPECT_EQ(filter.fingerprint_at(0, 0), 42U);
+  // Written back, it is version 3 and reads the same.
+  const CuckooFilter again = CuckooFilter::deserialize(filter.serialize());
+  EXPECT_EQ(again, filter);
 }
 
 TEST(CuckooFilterSerialization, AcceptsAWellFormedForgery) {
@@ -979,6 +995,13 @@ TEST(CuckooFilterSerialization, RejectsForgedPayloads) {
     ForgedFilter f;
     f.slots_per_bucket = 3;
     EXPECT_TRUE(rejected_as(f.seal(), DeserializeErrc::kBadConfig, "slots_per_bucket"));
+  }
+  {
+    ForgedFilter f;
+    f.layout = 2;
+    EXPECT_TRUE(rejected_as(f.seal(), DeserializeErrc::kBadConfig, "bucket layout"));
+    f.layout = 1;  // semi-sorted needs b = 4
+    EXPECT_TRUE(rejected_as(f.seal(), DeserializeErrc::kBadConfig, "semi_sorted"));
   }
   {
     ForgedFilter f;

@@ -97,9 +97,9 @@ TEST(SerializedBytes, StashFingerprintBitsAboveFAreChecked) {
   ASSERT_GT(filter.stash_size(), 0U);
   const std::vector<std::uint8_t> bytes = filter.serialize();
   ASSERT_EQ(rejection_of(bytes), "accepted");
-  // Payload: u8 f, u8 b, u32 buckets, u32 max_kicks, u64 seed, u64 size, 8 x u64 stats,
-  // u8 stash_size, then the first entry's u32 fingerprint.
-  const std::size_t fingerprint = cuckoo::detail::kEnvelopeHeaderSize + 2 + 8 + 16 + 64 + 1;
+  // Payload: u8 f, u8 b, u8 layout, u32 buckets, u32 max_kicks, u64 seed, u64 size,
+  // 8 x u64 stats, u8 stash_size, then the first entry's u32 fingerprint.
+  const std::size_t fingerprint = cuckoo::detail::kEnvelopeHeaderSize + 3 + 8 + 16 + 64 + 1;
   for (int bit = 8; bit < 32; ++bit) {
     std::vector<std::uint8_t> forged = bytes;
     forged[fingerprint + static_cast<std::size_t>(bit / 8)] ^= static_cast<std::uint8_t>(1U << (bit % 8));

@@ -298,6 +298,11 @@ inline unsigned striped_buckets_per_word(const CuckooFilterShape& shape) noexcep
 inline std::pair<CuckooFilterShape, std::size_t> validate_striped_filter(
     const CuckooFilterConfig& config, const StripedFilterOptions& options) {
   const CuckooFilterShape shape = validate_cuckoo_filter_config(config);
+  if (config.semi_sorted) {
+    throw ConfigError("semi_sorted", "is true; the striped filter's word-lane table has no "
+                                     "semi-sorted layout (CuckooFilter and the coarse "
+                                     "concurrent filter have)");
+  }
   const std::uint64_t bytes = striped_filter_table_bytes(shape);
   if (bytes > cuckoo_filter_table_byte_limit()) {
     throw ConfigError("capacity", "is " + std::to_string(config.capacity) +

@@ -26,7 +26,9 @@
 //
 // Storage. detail::PackedTable: buckets contiguous in one bit-packed byte array (f * b
 // bits per bucket, no per-bucket padding), matched with a SWAR word test; see
-// detail/packed_table.hpp.
+// detail/packed_table.hpp. With CuckooFilterConfig::semi_sorted, a b = 4 bucket is
+// 4f - 4 bits (detail/semi_sorted.hpp), probed by PackedTable::semi_contains() on the
+// out-of-line lookup path.
 //
 // Insert. A fast path stores the item in bucket i1 without reading i2 when that cannot
 // take it past its copy limit; otherwise the copy limit is checked, then an empty slot
@@ -67,7 +69,7 @@
 //   and load * 2b / 2^f below it (C2).
 // - Reachable load before the first kick failure, for large tables and max_kicks = 500:
 //   about 50% (b = 1), 84% (b = 2), 95% (b = 4), 98% (b = 8) (C3). Bits per item =
-//   f / load (C4).
+//   f / load, or (f - 1) / load with semi-sorted buckets (C4).
 // - Duplicates: one item may be stored at most max_copies(key) times (C5).
 // - Erasing a key that was never inserted can remove a copy of another key that shares
 //   its fingerprint and a bucket: erase only keys you inserted (the standard cuckoo
@@ -126,6 +128,16 @@ struct CuckooFilterConfig {
   // resident than it uses. Not serialized and not compared: a deserialized filter uses
   // ordinary pages, and equal contents compare equal whatever this says.
   bool huge_pages = false;
+  // Semi-sorted buckets (Fan et al., section 5.2): each bucket's fingerprints are kept
+  // sorted by their low 4 bits and those 4 nibbles stored as one 12-bit code, so a slot
+  // costs f - 1 bits instead of f (bits_per_item() about (f - 1) / load). Same answers,
+  // same false-positive rate, same load at the first failure; lookups decode the nibble
+  // code through an 8 KiB table (one load for f <= 16) and inserts and erases re-encode
+  // the bucket. Requires slots_per_bucket = 4 and fingerprint_bits >= 5 (ConfigError
+  // naming "semi_sorted" otherwise). Serialized. Slot numbers (fingerprint_at) follow the
+  // sorted order. The coarse concurrent filter (a CuckooFilter under a lock) has it too;
+  // the striped concurrent filter rejects it.
+  bool semi_sorted = false;
 
   // The load at which for_items() plans a table to hold its items, in thousandths:
   // slightly below the loads reachable before the first kick failure (50%, 84%, 95%,
@@ -197,11 +209,14 @@ class BasicCuckooFilter
 
   // Homeless fingerprints held beside the table; see the design comment.
   static constexpr unsigned kStashSlots = 4;
-  // Serialization format version (payload layout documented at serialize()). Version 2
-  // changed the alternate-bucket rule (filter_hash_rule.hpp); version 1 bytes are
-  // rejected with kUnsupportedVersion, since their fingerprints sit in buckets the new
-  // rule does not probe.
-  static constexpr std::uint8_t kFormatVersion = 2;
+  // Serialization format version (payload layout documented at serialize()). Version 3
+  // added the bucket layout byte (semi-sorted buckets); version 2 bytes, which have no
+  // such byte and unsorted buckets, are still read. Version 2 changed the
+  // alternate-bucket rule (filter_hash_rule.hpp); version 1 bytes are rejected with
+  // kUnsupportedVersion, since their fingerprints sit in buckets the new rule does not
+  // probe.
+  static constexpr std::uint8_t kFormatVersion = 3;
+  static constexpr std::uint8_t kOldestReadableVersion = 2;
   // Keys hashed and prefetched ahead of their probes by contains_many(): enough
   // outstanding misses to cover memory latency (2 buckets each, so 48 lines, more than
   // the ~12-20 line-fill buffers of a core), few enough that the prefetched lines are
@@ -331,11 +346,13 @@ class BasicCuckooFilter
   double load_factor() const noexcept {
     return static_cast<double>(size_) / static_cast<double>(slot_count());
   }
-  // Table data bits (slot_count() * fingerprint_bits(), without padding) per stored
-  // copy, i.e. f / load_factor(). +infinity when the filter is empty.
+  // Table data bits (bucket_count() * bits per bucket, without padding) per stored copy:
+  // f / load_factor(), or (f - 1) / load_factor() with semi-sorted buckets. +infinity
+  // when the filter is empty.
   double bits_per_item() const noexcept {
     if (size_ == 0) return std::numeric_limits<double>::infinity();
-    return static_cast<double>(slot_count() * table_.bits()) / static_cast<double>(size_);
+    return static_cast<double>(std::uint64_t{table_.bucket_count()} * table_.bucket_bits()) /
+           static_cast<double>(size_);
   }
   // The table allocation (data and padding) plus the filter object itself.
   std::size_t memory_bytes() const noexcept { return table_.allocated_bytes() + sizeof(*this); }
@@ -348,6 +365,8 @@ class BasicCuckooFilter
   }
   unsigned fingerprint_bits() const noexcept { return table_.bits(); }
   unsigned slots_per_bucket() const noexcept { return table_.slots(); }
+  // Whether buckets are semi-sorted (CuckooFilterConfig::semi_sorted).
+  bool semi_sorted() const noexcept { return table_.semi_sorted(); }
   unsigned max_kicks() const noexcept { return max_kicks_; }
   std::uint64_t seed() const noexcept { return seed_; }
   const Hasher& hasher() const noexcept { return hasher_; }
@@ -386,8 +405,9 @@ class BasicCuckooFilter
     return max_copies_of(placement_of_hash(h));
   }
 
-  // The fingerprint stored in a slot, 0 if the slot is empty.
-  // REQUIRES: bucket < bucket_count(), slot < slots_per_bucket().
+  // The fingerprint stored in a slot, 0 if the slot is empty. Semi-sorted buckets number
+  // their slots in sorted order (by low 4 bits, then high bits), which any write to the
+  // bucket may change. REQUIRES: bucket < bucket_count(), slot < slots_per_bucket().
   std::uint32_t fingerprint_at(std::uint32_t bucket, unsigned slot) const noexcept {
     return table_.get(bucket, slot);
   }
@@ -398,14 +418,16 @@ class BasicCuckooFilter
   // ---- Serialization.
   //
   // The shared envelope (detail/serial.hpp), kind kCuckooFilter, version kFormatVersion
-  // (2). Payload, little-endian:
+  // (3). Payload, little-endian:
   //   u8  fingerprint_bits      u8  slots_per_bucket
+  //   u8  bucket layout: 0 unsorted, 1 semi-sorted (absent in version 2: unsorted)
   //   u32 bucket_count          u32 max_kicks
   //   u64 seed                  u64 size
   //   u64 x 8 stats: inserts, kicks, max_kicks_in_insert, kick_walks, kick_failures,
   //       stash_rehomes, full_rejections, duplicate_rejections
   //   u8  stash_size, then per entry u32 fingerprint, u32 bucket1, u32 bucket2
-  //   u64 table byte length, then the table's data bytes (no padding)
+  //   u64 table byte length, then the table's data bytes (no padding; semi-sorted
+  //       buckets in the code of detail/semi_sorted.hpp, each in its canonical form)
   // A deserialized filter equals the original and, given the same hasher, behaves
   // identically on every later operation (the kick sequence continues from kick_walks).
   std::vector<std::uint8_t> serialize() const;
@@ -415,14 +437,15 @@ class BasicCuckooFilter
   // the envelope and payload reader; kBadConfig naming the field for f, b, bucket count
   // or max_kicks out of range; kInconsistent when the table length differs from what the
   // configuration implies (checked before anything is allocated), the size differs from
-  // the stored fingerprints, a stash entry is invalid, or the bits after the last bucket
-  // are not zero. The hasher must be the one the original used for key-level answers to
+  // the stored fingerprints, a stash entry is invalid, the bits after the last bucket
+  // are not zero, or a semi-sorted bucket is not canonical (a code >= 3876, or slots out
+  // of sort order). The hasher must be the one the original used for key-level answers to
   // match.
   static BasicCuckooFilter deserialize(std::span<const std::uint8_t> bytes,
                                        Hasher hasher = Hasher(),
                                        const Allocator& alloc = Allocator());
 
-  // Equal configuration (f, b, bucket count, max_kicks), seed and contents (table slots,
+  // Equal configuration (f, b, layout, bucket count, max_kicks), seed and contents (table slots,
   // stash entries in order, size). Stats and the hasher are not compared.
   friend bool operator==(const BasicCuckooFilter& a, const BasicCuckooFilter& b) noexcept {
     return a.seed_ == b.seed_ && a.max_kicks_ == b.max_kicks_ && a.size_ == b.size_ &&
@@ -442,7 +465,7 @@ class BasicCuckooFilter
       : hasher_(std::move(hasher)),
         seed_(seed ? *seed : random_seed()),
         table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits, huge_pages,
-               alloc),
+               alloc, shape.layout),
         rule_(shape.bucket_count, shape.fingerprint_bits),
         max_kicks_(shape.max_kicks) {}
 
@@ -483,6 +506,8 @@ class BasicCuckooFilter
     return stash_holds(p);
   }
 
+  // Not one word: wider unsorted buckets, and semi-sorted ones (PackedTable::contains
+  // dispatches to semi_contains).
   [[gnu::noinline]] bool holds_fingerprint_chunked(Placement p) const noexcept {
     if (table_.contains(p.bucket1, p.fingerprint) || table_.contains(p.bucket2, p.fingerprint)) {
       return true;

@@ -2,7 +2,8 @@
 // allocates, and the shape (bucket count, f, b, max_kicks) a valid configuration gives.
 // Included by cuckoo/cuckoo_filter.hpp after CuckooFilterConfig. Invariant kept: a
 // CuckooFilterShape returned here has f in 4..32, b in {1, 2, 4, 8}, 1..2^32-1 buckets,
-// a table within cuckoo_filter_table_byte_limit() and 1..kMaxKicksLimit kicks.
+// a layout that fits f and b (semi-sorted: b = 4, f >= 5), a table within
+// cuckoo_filter_table_byte_limit() and 1..kMaxKicksLimit kicks.
 #pragma once
 
 namespace cuckoo {
@@ -15,6 +16,7 @@ struct CuckooFilterShape {
   unsigned fingerprint_bits = 0;
   unsigned slots_per_bucket = 0;
   unsigned max_kicks = 0;
+  BucketLayout layout = BucketLayout::kUnsorted;
 };
 
 inline bool valid_slots_per_bucket(std::uint64_t b) noexcept {
@@ -23,8 +25,17 @@ inline bool valid_slots_per_bucket(std::uint64_t b) noexcept {
 
 // Table allocation (data plus padding) in bytes for a validated f, b and a bucket count.
 inline std::uint64_t cuckoo_filter_table_bytes(std::uint64_t bucket_count, unsigned slots,
-                                               unsigned bits) noexcept {
-  return PackedTable::data_bytes_for(bucket_count, slots, bits) + PackedTable::kPaddingBytes;
+                                               unsigned bits,
+                                               BucketLayout layout = BucketLayout::kUnsorted) noexcept {
+  return PackedTable::data_bytes_for(bucket_count, slots, bits, layout) + PackedTable::kPaddingBytes;
+}
+
+// The message for a semi-sorted request that f and b cannot hold, or "" if they can.
+inline std::string semi_sorted_misfit(unsigned bits, unsigned slots) {
+  if (PackedTable::layout_fits(BucketLayout::kSemiSorted, slots, bits)) return {};
+  return "is true with fingerprint_bits = " + std::to_string(bits) +
+         " and slots_per_bucket = " + std::to_string(slots) +
+         "; semi-sorted buckets need slots_per_bucket = 4 and fingerprint_bits >= 5";
 }
 
 inline std::uint64_t cuckoo_filter_table_byte_limit() noexcept {
@@ -50,6 +61,11 @@ inline CuckooFilterShape validate_cuckoo_filter_config(const CuckooFilterConfig&
                                       std::to_string(C::kMaxBucketCount * c.slots_per_bucket) +
                                       " slots");
   }
+  const BucketLayout layout = c.semi_sorted ? BucketLayout::kSemiSorted : BucketLayout::kUnsorted;
+  if (c.semi_sorted) {
+    const std::string misfit = semi_sorted_misfit(c.fingerprint_bits, c.slots_per_bucket);
+    if (!misfit.empty()) throw ConfigError("semi_sorted", misfit);
+  }
   const std::uint64_t buckets =
       c.capacity / c.slots_per_bucket + (c.capacity % c.slots_per_bucket != 0 ? 1 : 0);
   if (buckets > C::kMaxBucketCount) {
@@ -60,7 +76,7 @@ inline CuckooFilterShape validate_cuckoo_filter_config(const CuckooFilterConfig&
                                       " buckets)");
   }
   const std::uint64_t bytes =
-      cuckoo_filter_table_bytes(buckets, c.slots_per_bucket, c.fingerprint_bits);
+      cuckoo_filter_table_bytes(buckets, c.slots_per_bucket, c.fingerprint_bits, layout);
   if (bytes > cuckoo_filter_table_byte_limit()) {
     throw ConfigError("capacity", "is " + std::to_string(c.capacity) + ", whose table of " +
                                       std::to_string(bytes) +
@@ -73,7 +89,7 @@ inline CuckooFilterShape validate_cuckoo_filter_config(const CuckooFilterConfig&
                                        std::to_string(C::kMaxKicksLimit));
   }
   return {static_cast<std::uint32_t>(buckets), c.fingerprint_bits, c.slots_per_bucket,
-          c.max_kicks};
+          c.max_kicks, layout};
 }
 
 }  // namespace detail

@@ -17,6 +17,7 @@ std::vector<std::uint8_t> CUCKOO_FILTER::serialize() const {
   detail::ByteWriter w;
   w.u8(static_cast<std::uint8_t>(fingerprint_bits()));
   w.u8(static_cast<std::uint8_t>(slots_per_bucket()));
+  w.u8(static_cast<std::uint8_t>(table_.layout()));
   w.u32(bucket_count());
   w.u32(max_kicks_);
   w.u64(seed_);
@@ -45,11 +46,14 @@ CUCKOO_FILTER_TEMPLATE
 CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Hasher hasher,
                                          const Allocator& alloc) {
   using C = CuckooFilterConfig;
+  std::uint8_t version = 0;
   detail::ByteReader r = detail::open_envelope(bytes, detail::StructureKind::kCuckooFilter,
-                                               kFormatVersion, "cuckoo filter");
+                                               kFormatVersion, "cuckoo filter",
+                                               kOldestReadableVersion, &version);
   detail::CuckooFilterShape shape;
   shape.fingerprint_bits = r.u8("fingerprint_bits");
   shape.slots_per_bucket = r.u8("slots_per_bucket");
+  const unsigned layout = version >= 3 ? r.u8("bucket layout") : 0U;
   const std::uint32_t buckets = r.u32("bucket_count");
   shape.max_kicks = r.u32("max_kicks");
   detail::require_config(shape.fingerprint_bits >= C::kMinFingerprintBits &&
@@ -60,9 +64,17 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
                          "slots_per_bucket",
                          "is " + std::to_string(shape.slots_per_bucket) +
                              "; allowed 1, 2, 4 or 8");
+  detail::require_config(layout <= 1, "bucket layout",
+                         "is " + std::to_string(layout) + "; allowed 0 (unsorted) or 1 (semi-sorted)");
+  shape.layout = static_cast<detail::BucketLayout>(layout);
+  if (shape.layout == detail::BucketLayout::kSemiSorted) {
+    const std::string misfit =
+        detail::semi_sorted_misfit(shape.fingerprint_bits, shape.slots_per_bucket);
+    detail::require_config(misfit.empty(), "semi_sorted", misfit);
+  }
   detail::require_config(buckets >= 1, "bucket_count", "is 0; allowed 1..4294967295");
-  const std::uint64_t table_bytes =
-      detail::cuckoo_filter_table_bytes(buckets, shape.slots_per_bucket, shape.fingerprint_bits);
+  const std::uint64_t table_bytes = detail::cuckoo_filter_table_bytes(
+      buckets, shape.slots_per_bucket, shape.fingerprint_bits, shape.layout);
   detail::require_config(table_bytes <= detail::cuckoo_filter_table_byte_limit(),
                          "bucket_count",
                          "is " + std::to_string(buckets) + ", whose table of " +
@@ -110,7 +122,8 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
 
   const std::uint64_t data_length = r.u64("table length");
   const std::uint64_t expected_length =
-      detail::PackedTable::data_bytes_for(buckets, shape.slots_per_bucket, shape.fingerprint_bits);
+      detail::PackedTable::data_bytes_for(buckets, shape.slots_per_bucket, shape.fingerprint_bits,
+                                          shape.layout);
   detail::require_consistent(data_length == expected_length,
                              "table length is " + std::to_string(data_length) +
                                  " bytes; the configuration implies " +
@@ -123,6 +136,14 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
   std::copy(data.begin(), data.end(), f.table_.mutable_data().begin());
   detail::require_consistent(f.table_.padding_is_zero(),
                              "bits after the last bucket are not zero");
+  if (f.table_.semi_sorted()) {
+    for (std::uint32_t i = 0; i < buckets; ++i) {
+      detail::require_consistent(f.table_.bucket_is_canonical(i),
+                                 "semi-sorted bucket " + std::to_string(i) +
+                                     " is not canonical (a code of 3876 or more, or slots "
+                                     "out of sort order)");
+    }
+  }
   const std::uint64_t stored = f.table_.count_nonzero() + stash_size;
   detail::require_consistent(stored == size, "size is " + std::to_string(size) + " but " +
                                                  std::to_string(stored) +

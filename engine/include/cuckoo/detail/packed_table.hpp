@@ -40,10 +40,24 @@
 // popcount(e(w ^ fp * lo)) counts the copies of fp and e(w) marks the empty slots, from
 // one read of each chunk.
 //
+// Semi-sorted layout. With BucketLayout::kSemiSorted (b = 4, f >= 5) a bucket is 4f - 4
+// bits in the code of semi_sorted.hpp: the slots sorted by their low 4 bits, those 4
+// nibbles stored as one 12-bit code, then the 4 high parts. Every member keeps its
+// contract with slots numbered in that sorted order: get(i, s) is the s-th fingerprint
+// of the sorted bucket, set() re-sorts (so a slot number is valid only until the bucket
+// is next written), find()/scan() return sorted slot numbers. Writes decode the bucket,
+// change it and re-encode it. contains() for f <= 16 (the bucket and its offset within
+// a byte fit one load: 4f - 4 <= 60 bits at a multiple of 4) is one load, a 4096-entry
+// table lookup for the nibbles, a SWAR match of the high parts (exact, zero_fields) and
+// of the nibbles (exact, in 4-bit lanes), the nibble matches gathered to a 4-bit slot
+// mask by one multiply and spread back to the high parts' lanes by a 16-entry table;
+// wider f decode the bucket. count_nonzero() and the invariant checks decode.
+//
 // Not thread-safe; const members may run concurrently with each other.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cassert>
 #include <cstddef>
@@ -53,8 +67,13 @@
 #include <memory>
 
 #include "aligned_buffer.hpp"
+#include "semi_sorted.hpp"
 
 namespace cuckoo::detail {
+
+// How a bucket's slots are stored: unsorted f-bit fields, or the semi-sorted code
+// (b = 4 and f >= 5 only; see the top of this file).
+enum class BucketLayout : std::uint8_t { kUnsorted = 0, kSemiSorted = 1 };
 
 template <class Alloc = std::allocator<std::uint8_t>>
 class BasicPackedTable {
@@ -68,39 +87,79 @@ class BasicPackedTable {
   // find() returns this when no slot matches.
   static constexpr int kNoSlot = -1;
 
+  // Whether `layout` can hold buckets of `slots` slots of `bits` bits.
+  static constexpr bool layout_fits(BucketLayout layout, unsigned slots, unsigned bits) noexcept {
+    return layout == BucketLayout::kUnsorted ||
+           (slots == semi_sorted::kSlots && bits > semi_sorted::kNibbleBits);
+  }
+
+  // Bits of one bucket: slots * bits, or 4 * bits - 4 semi-sorted.
+  static constexpr unsigned bucket_bits_for(unsigned slots, unsigned bits,
+                                            BucketLayout layout = BucketLayout::kUnsorted) noexcept {
+    return layout == BucketLayout::kSemiSorted
+               ? semi_sorted::kCodeBits + semi_sorted::kSlots * (bits - semi_sorted::kNibbleBits)
+               : slots * bits;
+  }
+
   // Bytes needed for the data bits of a table (without padding). Cannot overflow for
   // bucket_count < 2^32, slots <= kMaxSlots and bits <= kMaxBits (at most 2^37 bytes).
   static constexpr std::uint64_t data_bytes_for(std::uint64_t bucket_count, unsigned slots,
-                                                unsigned bits) noexcept {
-    return (bucket_count * slots * bits + 7) / 8;
+                                                unsigned bits,
+                                                BucketLayout layout = BucketLayout::kUnsorted) noexcept {
+    return (bucket_count * bucket_bits_for(slots, bits, layout) + 7) / 8;
   }
 
   BasicPackedTable() = default;
 
-  // REQUIRES: bucket_count >= 1, slots in 1..kMaxSlots, bits in kMinBits..kMaxBits, and
-  // the caller has checked that the allocation size is acceptable. huge_pages: see
-  // "Allocation" above.
+  // REQUIRES: bucket_count >= 1, slots in 1..kMaxSlots, bits in kMinBits..kMaxBits,
+  // layout_fits(layout, slots, bits), and the caller has checked that the allocation size
+  // is acceptable. huge_pages: see "Allocation" above.
   BasicPackedTable(std::uint32_t bucket_count, unsigned slots, unsigned bits,
-                   bool huge_pages = false, const Alloc& alloc = Alloc())
-      : bucket_count_(bucket_count), slots_(slots), bits_(bits), bucket_bits_(slots * bits) {
+                   bool huge_pages = false, const Alloc& alloc = Alloc(),
+                   BucketLayout layout = BucketLayout::kUnsorted)
+      : bucket_count_(bucket_count),
+        slots_(slots),
+        bits_(bits),
+        bucket_bits_(bucket_bits_for(slots, bits, layout)),
+        semi_(layout == BucketLayout::kSemiSorted) {
     assert(bucket_count >= 1);
     assert(slots >= 1 && slots <= kMaxSlots);
     assert(bits >= kMinBits && bits <= kMaxBits);
-    data_bytes_ = static_cast<std::size_t>(data_bytes_for(bucket_count, slots, bits));
+    assert(layout_fits(layout, slots, bits));
+    data_bytes_ = static_cast<std::size_t>(data_bytes_for(bucket_count, slots, bits, layout));
     bytes_ = BasicAlignedBuffer<Alloc>(data_bytes_ + kPaddingBytes, huge_pages, alloc);
 
     const unsigned per_word = 64 / bits;
     chunk_slots_ = slots < per_word ? slots : per_word;
     chunk_count_ = (slots + chunk_slots_ - 1) / chunk_slots_;
     full_ = make_chunk(chunk_slots_, bits);
-    one_word_ = is_one_word_shape(bits, slots);
+    // A semi-sorted table is never probed by contains_one_word(): its fields are not
+    // f-bit slots.
+    one_word_ = !semi_ && is_one_word_shape(bits, slots);
     const unsigned rest = slots % chunk_slots_;
     last_ = rest == 0 ? full_ : make_chunk(rest, bits);
+    if (semi_) {
+      high_bits_ = bits - semi_sorted::kNibbleBits;
+      semi_one_word_ = bucket_bits_ <= 60;  // f <= 16: offset 0 or 4 within a byte
+      semi_high_ = make_chunk(semi_sorted::kSlots, high_bits_ > 16 ? 16 : high_bits_);
+      for (unsigned m = 0; m < 16; ++m) {
+        for (unsigned s = 0; s < semi_sorted::kSlots; ++s) {
+          if ((m >> s & 1U) != 0 && semi_one_word_) {
+            semi_spread_[m] |= std::uint64_t{1} << (s * high_bits_ + high_bits_ - 1);
+          }
+        }
+      }
+    }
   }
 
   std::uint32_t bucket_count() const noexcept { return bucket_count_; }
   unsigned slots() const noexcept { return slots_; }
   unsigned bits() const noexcept { return bits_; }
+  BucketLayout layout() const noexcept {
+    return semi_ ? BucketLayout::kSemiSorted : BucketLayout::kUnsorted;
+  }
+  bool semi_sorted() const noexcept { return semi_; }
+  unsigned bucket_bits() const noexcept { return bucket_bits_; }
   // Data bytes (what is serialized) and the whole allocation (data plus padding).
   std::size_t data_bytes() const noexcept { return data_bytes_; }
   std::size_t allocated_bytes() const noexcept { return bytes_.size(); }
@@ -111,6 +170,7 @@ class BasicPackedTable {
   // REQUIRES: bucket < bucket_count(), slot < slots().
   std::uint32_t get(std::uint32_t bucket, unsigned slot) const noexcept {
     assert(bucket < bucket_count_ && slot < slots_);
+    if (semi_) [[unlikely]] return semi_decode(bucket)[slot];
     return static_cast<std::uint32_t>(read_bits(slot_offset(bucket, slot), bits_));
   }
 
@@ -118,6 +178,12 @@ class BasicPackedTable {
   void set(std::uint32_t bucket, unsigned slot, std::uint32_t value) noexcept {
     assert(bucket < bucket_count_ && slot < slots_);
     assert(bits_ == 32 || value < (std::uint32_t{1} << bits_));
+    if (semi_) [[unlikely]] {
+      Decoded v = semi_decode(bucket);
+      v[slot] = value;
+      semi_encode(bucket, v);
+      return;
+    }
     write_bits(slot_offset(bucket, slot), bits_, value);
   }
 
@@ -126,6 +192,13 @@ class BasicPackedTable {
   // REQUIRES: bucket < bucket_count(), fp < 2^bits().
   int find(std::uint32_t bucket, std::uint32_t fp) const noexcept {
     assert(bucket < bucket_count_);
+    if (semi_) [[unlikely]] {
+      const Decoded v = semi_decode(bucket);
+      for (unsigned s = 0; s < semi_sorted::kSlots; ++s) {
+        if (v[s] == fp) return static_cast<int>(s);
+      }
+      return kNoSlot;
+    }
     const std::uint64_t base = std::uint64_t{bucket} * bucket_bits_;
     // Bound: chunk_count_ <= slots_ <= kMaxSlots.
     for (unsigned c = 0; c < chunk_count_; ++c) {
@@ -177,7 +250,44 @@ class BasicPackedTable {
   }
 
   bool contains(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    if (semi_) return semi_contains(bucket, fp);
     return find(bucket, fp) != kNoSlot;
+  }
+
+  // contains(bucket, fp) for a semi-sorted table; see "Semi-sorted layout" above.
+  // REQUIRES: semi_sorted(), bucket < bucket_count(), fp < 2^bits().
+  bool semi_contains(std::uint32_t bucket, std::uint32_t fp) const noexcept {
+    assert(semi_ && bucket < bucket_count_);
+    if (!semi_one_word_) [[unlikely]] {
+      const Decoded v = semi_decode(bucket);
+      return v[0] == fp || v[1] == fp || v[2] == fp || v[3] == fp;
+    }
+    const std::uint64_t bit = std::uint64_t{bucket} * bucket_bits_;
+    const std::uint64_t w = load_le64(bytes_.data() + (bit >> 3)) >> (bit & 7);
+    const std::uint64_t quad = semi_sorted::kDecode.quads[w & 0xfff];
+    // Slots whose high parts equal fp's: a 1 at the high bit of each such lane.
+    const std::uint64_t highs = zero_fields((w >> semi_sorted::kCodeBits) ^ ((fp >> 4) * semi_high_.lo),
+                                            semi_high_);
+    // Slots whose nibbles equal fp's: a 1 at bit 4s + 3, gathered to bit s (the products
+    // of the four bits with 0x249 = bits 0, 3, 6, 9 land at 9 + s without carries).
+    const std::uint64_t v = quad ^ ((fp & 15U) * 0x1111U);
+    const std::uint64_t nibbles = ~(((v & 0x7777U) + 0x7777U) | v | 0x7777U) & 0x8888U;
+    const std::uint64_t slots = ((nibbles >> 3) * 0x249U >> 9) & 15U;
+    return (highs & semi_spread_[slots]) != 0;
+  }
+
+  // Whether bucket i is in the canonical semi-sorted form (semi_sorted.hpp): a valid
+  // code and slots in sort order. Always true for an unsorted table.
+  bool bucket_is_canonical(std::uint32_t bucket) const noexcept {
+    if (!semi_) return true;
+    if (read_bits(std::uint64_t{bucket} * bucket_bits_, semi_sorted::kCodeBits) >= semi_sorted::kCodes) {
+      return false;
+    }
+    const Decoded v = semi_decode(bucket);
+    for (unsigned s = 1; s < semi_sorted::kSlots; ++s) {
+      if (semi_sorted::sort_key(v[s - 1]) > semi_sorted::sort_key(v[s])) return false;
+    }
+    return true;
   }
 
   // What insert needs to know of one bucket, from a single read of it.
@@ -189,8 +299,16 @@ class BasicPackedTable {
   // this file; equals {count(bucket, fp), find(bucket, 0)}.
   Scan scan(std::uint32_t bucket, std::uint32_t fp) const noexcept {
     assert(bucket < bucket_count_ && fp != 0);
-    const std::uint64_t base = std::uint64_t{bucket} * bucket_bits_;
     Scan result;
+    if (semi_) [[unlikely]] {
+      const Decoded v = semi_decode(bucket);
+      for (unsigned s = 0; s < semi_sorted::kSlots; ++s) {
+        result.copies += v[s] == fp ? 1U : 0U;
+        if (v[s] == 0 && result.free_slot == kNoSlot) result.free_slot = static_cast<int>(s);
+      }
+      return result;
+    }
+    const std::uint64_t base = std::uint64_t{bucket} * bucket_bits_;
     // Bound: chunk_count_ <= slots_ <= kMaxSlots.
     for (unsigned c = 0; c < chunk_count_; ++c) {
       const Chunk& chunk = c + 1 == chunk_count_ ? last_ : full_;
@@ -217,6 +335,10 @@ class BasicPackedTable {
   // How many slots of `bucket` hold `fp`.
   unsigned count(std::uint32_t bucket, std::uint32_t fp) const noexcept {
     unsigned n = 0;
+    if (semi_) [[unlikely]] {
+      for (const std::uint32_t v : semi_decode(bucket)) n += v == fp ? 1U : 0U;
+      return n;
+    }
     for (unsigned s = 0; s < slots_; ++s) n += get(bucket, s) == fp ? 1U : 0U;
     return n;
   }
@@ -244,9 +366,7 @@ class BasicPackedTable {
   // The number of nonzero slots in the whole table (a full scan; for validation).
   std::uint64_t count_nonzero() const noexcept {
     std::uint64_t n = 0;
-    for (std::uint32_t i = 0; i < bucket_count_; ++i) {
-      for (unsigned s = 0; s < slots_; ++s) n += get(i, s) != 0 ? 1U : 0U;
-    }
+    for (std::uint32_t i = 0; i < bucket_count_; ++i) n += slots_ - count(i, 0);
     return n;
   }
 
@@ -297,12 +417,40 @@ class BasicPackedTable {
 
   friend bool operator==(const BasicPackedTable& a, const BasicPackedTable& b) noexcept {
     return a.bucket_count_ == b.bucket_count_ && a.slots_ == b.slots_ && a.bits_ == b.bits_ &&
-           a.bytes_.size() == b.bytes_.size() &&
+           a.semi_ == b.semi_ && a.bytes_.size() == b.bytes_.size() &&
            (a.bytes_.size() == 0 ||
             std::memcmp(a.bytes_.data(), b.bytes_.data(), a.bytes_.size()) == 0);
   }
 
  private:
+  using Decoded = std::array<std::uint32_t, semi_sorted::kSlots>;
+
+  // The 4 fingerprints of a semi-sorted bucket, in slot (sort) order.
+  Decoded semi_decode(std::uint32_t bucket) const noexcept {
+    const std::uint64_t base = std::uint64_t{bucket} * bucket_bits_;
+    const std::uint32_t quad =
+        semi_sorted::kDecode.quads[read_bits(base, semi_sorted::kCodeBits)];
+    Decoded v{};
+    for (unsigned s = 0; s < semi_sorted::kSlots; ++s) {
+      const auto high = static_cast<std::uint32_t>(
+          read_bits(base + semi_sorted::kCodeBits + std::uint64_t{s} * high_bits_, high_bits_));
+      v[s] = high << semi_sorted::kNibbleBits | (quad >> (4 * s) & 15U);
+    }
+    return v;
+  }
+
+  // Stores 4 fingerprints (any order) as the canonical semi-sorted bucket.
+  void semi_encode(std::uint32_t bucket, Decoded v) noexcept {
+    semi_sorted::sort_slots(v);
+    const std::uint64_t base = std::uint64_t{bucket} * bucket_bits_;
+    write_bits(base, semi_sorted::kCodeBits,
+               semi_sorted::encode({v[0] & 15U, v[1] & 15U, v[2] & 15U, v[3] & 15U}));
+    for (unsigned s = 0; s < semi_sorted::kSlots; ++s) {
+      write_bits(base + semi_sorted::kCodeBits + std::uint64_t{s} * high_bits_, high_bits_,
+                 v[s] >> semi_sorted::kNibbleBits);
+    }
+  }
+
   // Masks of one chunk of `slots` fields of `bits` bits each.
   struct Chunk {
     std::uint64_t lo = 0;  // a 1 at the low bit of every field
@@ -351,8 +499,14 @@ class BasicPackedTable {
   unsigned chunk_slots_ = 1;
   unsigned chunk_count_ = 0;
   bool one_word_ = false;  // is_one_word_shape(bits_, slots_): full_ covers the bucket
+  bool semi_ = false;      // BucketLayout::kSemiSorted
+  bool semi_one_word_ = false;  // semi_ and f <= 16: semi_contains() reads one word
+  unsigned high_bits_ = 0;      // semi_: f - 4
   Chunk full_;
   Chunk last_;
+  Chunk semi_high_;  // semi_ and f <= 16: the 4 lanes of high parts (f - 4 bits each)
+  // semi_one_word_: entry m has a 1 at the high bit of high-part lane s for each bit s of m.
+  std::array<std::uint64_t, 16> semi_spread_{};
 };
 
 using PackedTable = BasicPackedTable<>;

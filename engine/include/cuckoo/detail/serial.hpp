@@ -145,8 +145,12 @@ inline std::vector<std::uint8_t> seal_envelope(StructureKind kind, std::uint8_t 
 
 // Checks the envelope of bytes (magic, kind, version, reserved bits, size, checksum)
 // and returns a reader over the payload. Throws DeserializeError naming what is wrong.
+// Versions oldest..version are accepted (oldest = 0: only `version`); the version read
+// is stored in *got when got is not null.
 inline ByteReader open_envelope(std::span<const std::uint8_t> bytes, StructureKind kind,
-                                std::uint8_t version, const char* structure_name) {
+                                std::uint8_t version, const char* structure_name,
+                                std::uint8_t oldest = 0, std::uint8_t* got = nullptr) {
+  if (oldest == 0) oldest = version;
   const std::string name(structure_name);
   if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
     if (bytes.size() < sizeof kMagic) {
@@ -166,11 +170,15 @@ inline ByteReader open_envelope(std::span<const std::uint8_t> bytes, StructureKi
                            name + ": kind byte is " + std::to_string(got_kind) + ", expected " +
                                std::to_string(static_cast<int>(kind)));
   }
-  if (got_version != version) {
+  if (got_version < oldest || got_version > version) {
     throw DeserializeError(DeserializeErrc::kUnsupportedVersion,
                            name + ": format version " + std::to_string(got_version) +
-                               ", this build reads version " + std::to_string(version));
+                               ", this build reads " +
+                               (oldest == version ? "version " + std::to_string(version)
+                                                  : "versions " + std::to_string(oldest) +
+                                                        " to " + std::to_string(version)));
   }
+  if (got != nullptr) *got = got_version;
   if (reserved != 0) {
     throw DeserializeError(DeserializeErrc::kInconsistent,
                            name + ": reserved header field is " + std::to_string(reserved) +

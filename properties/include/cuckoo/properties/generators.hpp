@@ -101,16 +101,19 @@ inline rc::Gen<unsigned> kick_bound() {
   return rc::gen::weightedElement<unsigned>({{4, 500u}, {2, 1u}, {2, 2u}, {1, 4u}, {1, 16u}});
 }
 
-// A CuckooFilter with fingerprint_bits f and slots_per_bucket b, with a tiny table: 8..64
-// slots, mostly at the small end so that sequences fill it.
-inline rc::Gen<TraceHeader> filter_header(unsigned fingerprint_bits, unsigned slots_per_bucket) {
+// A CuckooFilter with fingerprint_bits f and slots_per_bucket b (semi-sorted buckets if
+// asked), with a tiny table: 8..64 slots, mostly at the small end so that sequences fill it.
+inline rc::Gen<TraceHeader> filter_header(unsigned fingerprint_bits, unsigned slots_per_bucket,
+                                          bool semi_sorted = false) {
   const auto capacity = rc::gen::weightedOneOf<std::uint64_t>(
       {{4, rc::gen::inRange<std::uint64_t>(8, 17)},
        {2, rc::gen::inRange<std::uint64_t>(17, 33)},
        {1, rc::gen::inRange<std::uint64_t>(33, 65)}});
   return full_range(rc::gen::apply(
-      [fingerprint_bits, slots_per_bucket](std::uint64_t cap, unsigned kicks, std::uint64_t seed) {
+      [fingerprint_bits, slots_per_bucket, semi_sorted](std::uint64_t cap, unsigned kicks,
+                                                        std::uint64_t seed) {
         CuckooFilterConfig c;
+        c.semi_sorted = semi_sorted;
         c.capacity = cap;
         c.fingerprint_bits = fingerprint_bits;
         c.slots_per_bucket = slots_per_bucket;

@@ -73,6 +73,7 @@ inline CuckooFilterConfig filter_config_from(const model::TraceParameters& p) {
   c.fingerprint_bits = small_parameter(p, "fingerprint_bits", c.fingerprint_bits);
   c.slots_per_bucket = small_parameter(p, "slots_per_bucket", c.slots_per_bucket);
   c.max_kicks = small_parameter(p, "max_kicks", c.max_kicks);
+  c.semi_sorted = p.get_bool_or("semi_sorted", false);  // absent in older traces
   return c;
 }
 
@@ -83,6 +84,7 @@ inline model::TraceParameters parameters_of(const CuckooFilterConfig& c) {
   p.set("fingerprint_bits", std::to_string(c.fingerprint_bits));
   p.set("slots_per_bucket", std::to_string(c.slots_per_bucket));
   p.set("max_kicks", std::to_string(c.max_kicks));
+  if (c.semi_sorted) p.set("semi_sorted", "true");
   return p;
 }
 

@@ -1,0 +1,86 @@
+// The semi-sorted bucket code (internal; Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT
+// 2014, section 5.2), used by PackedTable's BucketLayout::kSemiSorted.
+//
+// A bucket of 4 fingerprints of f bits is stored in 4f - 4 bits instead of 4f. Each
+// fingerprint splits into its low 4 bits (its nibble) and its f - 4 high bits. The
+// bucket's order of slots carries no information, so the slots are kept sorted by
+// (nibble, high bits); the sorted nibbles are then a multiset of 4 values out of 16, of
+// which there are C(16 + 4 - 1, 4) = 3876 < 2^12, and the 4 nibbles (16 bits) are
+// stored as their 12-bit rank among those multisets. One bit per slot is saved.
+//
+// Bucket bits, least significant first:
+//     [0, 12)                       code: rank of the sorted nibbles n0 <= n1 <= n2 <= n3
+//     [12 + s(f-4), 12 + (s+1)(f-4)) high bits of slot s, s = 0..3
+// and slot s holds (high_s << 4) | n_s. An empty slot holds 0 (nibble 0, high 0), which
+// sorts first, so an all-zero bucket (code 0) is the empty bucket.
+//
+// Rank. For sorted a0 <= a1 <= a2 <= a3 in 0..15, c_i = a_i + i is strictly increasing
+// in 0..18, and the combinatorial number system ranks it as
+//     rank = C(c0, 1) + C(c1, 2) + C(c2, 3) + C(c3, 4),  0 <= rank < C(19, 4) = 3876,
+// a bijection onto 0..3875. encode() computes it; kDecode inverts it by table (4096
+// entries of 16 bits, the 4 nibbles n0 | n1 << 4 | n2 << 8 | n3 << 12; codes 3876..4095
+// are invalid, decode to 0 and never occur in a table that passed validation).
+//
+// Canonical form. A bucket is canonical when its code is below 3876 and its slots are in
+// non-decreasing sort_key order (equal nibbles: high bits ascending). Every write
+// re-sorts, so equal contents give equal bytes; deserialization checks the form.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace cuckoo::detail::semi_sorted {
+
+inline constexpr unsigned kSlots = 4;
+inline constexpr unsigned kCodeBits = 12;
+inline constexpr unsigned kNibbleBits = 4;
+inline constexpr std::uint32_t kCodes = 3876;  // C(19, 4)
+
+constexpr std::uint32_t binomial(std::uint32_t n, std::uint32_t k) noexcept {
+  if (k > n) return 0;
+  std::uint64_t r = 1;
+  for (std::uint32_t i = 1; i <= k; ++i) r = r * (n - k + i) / i;  // exact at each step
+  return static_cast<std::uint32_t>(r);
+}
+
+// The rank of the nibble multiset of `nibbles` (each 0..15). REQUIRES: sorted ascending.
+constexpr std::uint32_t encode(const std::array<std::uint32_t, kSlots>& nibbles) noexcept {
+  std::uint32_t rank = 0;
+  for (std::uint32_t i = 0; i < kSlots; ++i) rank += binomial(nibbles[i] + i, i + 1);
+  return rank;
+}
+
+struct DecodeTable {
+  std::array<std::uint16_t, std::size_t{1} << kCodeBits> quads{};
+};
+
+constexpr DecodeTable make_decode_table() noexcept {
+  DecodeTable t;
+  for (std::uint32_t a = 0; a < 16; ++a) {
+    for (std::uint32_t b = a; b < 16; ++b) {
+      for (std::uint32_t c = b; c < 16; ++c) {
+        for (std::uint32_t d = c; d < 16; ++d) {
+          t.quads[encode({a, b, c, d})] = static_cast<std::uint16_t>(a | b << 4 | c << 8 | d << 12);
+        }
+      }
+    }
+  }
+  return t;
+}
+
+inline constexpr DecodeTable kDecode = make_decode_table();
+
+// The order slots are kept in: by nibble, then by high bits.
+constexpr std::uint32_t sort_key(std::uint32_t fp) noexcept { return (fp & 15U) << 28 | fp >> 4; }
+
+// Sorts 4 fingerprints by sort_key (insertion sort; at most 6 compares).
+constexpr void sort_slots(std::array<std::uint32_t, kSlots>& v) noexcept {
+  for (unsigned i = 1; i < kSlots; ++i) {
+    const std::uint32_t x = v[i];
+    unsigned j = i;
+    for (; j > 0 && sort_key(v[j - 1]) > sort_key(x); --j) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
+}  // namespace cuckoo::detail::semi_sorted
