@@ -279,9 +279,9 @@ TaskOutput run_c3(const TaskContext& ctx, const m::StatisticalSizes& sizes, unsi
 // Target rates, all below the claim's 3%.
 constexpr std::array<double, 6> kSpaceTargets = {0.025, 0.01, 0.003, 0.001, 3e-4, 1e-4};
 
-// C4 as this engine states it (catalog.cpp). DESIGN's "below a Bloom filter's for
-// eps < 3%" is Fan et al.'s figure for semi-sorted buckets, which save about one bit per
-// item. This engine stores fingerprints unsorted (README, Departures), so it needs the
+// C4 for unsorted buckets (catalog.cpp). DESIGN's "below a Bloom filter's for eps < 3%"
+// is Fan et al.'s figure for semi-sorted buckets, which save about one bit per item and
+// are checked by run_c4_semi_sorted below. Unsorted buckets need the
 // whole f = ceil(log2(2b / eps)) bits a slot (about log2(1/eps) + 3 at b = 4), f / load
 // an item. The claim is the comparison the design predicts from f and eps alone, before
 // anything is measured: below Bloom's 1.44 log2(1/eps) where f at C3's claimed load of
@@ -364,6 +364,66 @@ TaskOutput run_c4_filter(const TaskContext& ctx, const m::StatisticalSizes& size
   plot.series.push_back(std::move(cuckoo));
   plot.series.push_back(std::move(bloom_bound));
   plot.series.push_back(std::move(lower));
+  out.plots.push_back(std::move(plot));
+  return out;
+}
+
+// C4 as Fan et al. state it, for semi-sorted buckets (CuckooFilterConfig::semi_sorted,
+// f - 1 bits a slot): below a Bloom filter's 1.44 log2(1/eps) bits per item for
+// eps < 3%, checked at the rates the issue names. The comparison is at the same false-
+// positive rate: the filter's rate is its bound 1-(1-q)^(2bL) at the load reached with
+// the smallest f that meets the target (its measured rate must meet the target too), and
+// the Bloom side is 1.44 log2(1/that rate). With whole-bit f the filter's rate is often
+// well below the target (f = 9 at 2.5% gives about 1.5%); the row also reports the
+// comparison with a Bloom filter built for the target itself, which f = 9 does not beat
+// at 2.5%.
+constexpr std::array<double, 4> kSemiSortedTargets = {0.025, 0.01, 0.003, 0.001};
+
+TaskOutput run_c4_semi_sorted(const TaskContext& ctx, const m::StatisticalSizes& sizes) {
+  TaskOutput out;
+  PlotSeries semi{"cuckoo filter b=4 semi-sorted ((f-1)/load)", false, {}};
+  for (std::size_t i = 0; i < kSemiSortedTargets.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const double eps = kSemiSortedTargets[i];
+    const m::SpaceMeasurement s = m::measure_cuckoo_space(eps, kSpaceSlotsPerBucket, sizes.c4_slots,
+                                                          sub_seed(ctx.seed, 100 + i), sizes.c2_queries, true);
+    const bool engine_agrees = std::abs(s.engine_bits_per_item - s.bits_per_item) <= 1e-9 * s.bits_per_item;
+    const bool below = s.below_bloom_at_rate();
+    const bool ok = below && s.achieves_eps() && engine_agrees;
+    ClaimResult r = result_for(ctx, "C4", "filter",
+                               "semi-sorted eps=" + num(eps) + " f=" + std::to_string(s.f) + " b=" +
+                                   std::to_string(s.b) + " slots=" + num(sizes.c4_slots));
+    r.verdict = verdict_of(ok);
+    r.samples = s.fpr.queries;
+    r.summary = "Semi-sorted, eps=" + num(eps) + ": f=" + std::to_string(s.f) + " at load " + num(s.load) +
+                " has rate bound " + num(s.rate_bound) + " and " + num(s.bits_per_item) +
+                " bits per item; a Bloom filter of that rate needs " + num(s.bloom_at_rate) +
+                (below ? " (below it, as Fan et al. state for eps < 3%)" : " (NOT below it)") +
+                "; one built for eps itself needs " + num(s.bloom_bound) +
+                (s.below_bloom() ? " (also below)." : " (whole-bit f does not reach below that).") +
+                (ok ? "" : !below ? "" : " Another part of the check failed (see figures).");
+    r.figures.push_back(bounded("bits per item ((f-1)/load)", s.bits_per_item, s.bloom_at_rate, "<",
+                                "a Bloom filter's 1.44 log2(1/rate) at this filter's rate bound", "bits/item"));
+    r.figures.push_back(bounded("bits per item reported by the filter", s.engine_bits_per_item, s.bits_per_item,
+                                "==", "bits_per_item(): bucket bits (4f - 4) x buckets / size", "bits/item"));
+    r.figures.push_back(plain("Bloom bits per item at the target eps", s.bloom_bound,
+                              "1.44 log2(1/eps); not the verdict (whole-bit f overshoots eps)", "bits/item"));
+    r.figures.push_back(plain("fingerprint bits f", s.f, "smallest f with 1-(1-q)^(2bL) <= eps at the reached load"));
+    r.figures.push_back(plain("load at first failed insert", s.load));
+    {
+      Figure fr = rate("false-positive rate", s.fpr.count, s.fpr.queries);
+      fr.bound = eps;
+      fr.relation = "<=";
+      fr.note = "at most " + num(s.eps_max_count) + " of " + num(s.fpr.queries) + " allowed at eps (alpha 1e-9); " +
+                kCiNote;
+      r.figures.push_back(fr);
+    }
+    r.seconds = seconds_since(start);
+    out.results.push_back(std::move(r));
+    semi.points.push_back(point(std::log10(eps), s.bits_per_item));
+  }
+  Plot plot = space_plot();
+  plot.series.push_back(std::move(semi));
   out.plots.push_back(std::move(plot));
   return out;
 }
@@ -623,6 +683,8 @@ void add_statistical_tasks(TaskList& tasks, const StatisticalSizes& sizes) {
   }
   tasks.push_back(Task{"C4", "filter", "b=4 slots=" + num(sizes.c4_slots), 3.0,
                        [sizes](const TaskContext& ctx) { return run_c4_filter(ctx, sizes); }});
+  tasks.push_back(Task{"C4", "filter", "semi-sorted b=4 slots=" + num(sizes.c4_slots), 2.0,
+                       [sizes](const TaskContext& ctx) { return run_c4_semi_sorted(ctx, sizes); }});
   tasks.push_back(Task{"C4", "bloom", "n=" + num(bloom_items(sizes)), 1.0,
                        [sizes](const TaskContext& ctx) { return run_c4_bloom(ctx, sizes); }});
   const std::array<C9Setup, 3> c9_setups = {{

@@ -275,32 +275,43 @@ struct SpaceMeasurement {
   unsigned f = 0;
   unsigned b = 0;
   std::uint64_t items = 0;
+  bool semi_sorted = false;
   double load = 0;
-  double bits_per_item = 0;         // f / load
+  double bits_per_item = 0;         // f / load, (f - 1) / load semi-sorted
   double engine_bits_per_item = 0;  // what the filter reports (bits_per_item())
   double bloom_bound = 0;           // 1.44 log2(1/eps)
   double lower_bound = 0;           // log2(1/eps)
+  double rate_bound = 0;            // filter_fpr_bound(f, b, load): the rate this filter has
+  double bloom_at_rate = 0;         // 1.44 log2(1/rate_bound): a Bloom filter of that rate
   FilterFprMeasurement fpr;         // the filter at that load
   std::uint64_t eps_max_count = 0;  // binomial_max_count(fpr.queries, eps)
 
   bool below_bloom() const { return bits_per_item < bloom_bound; }
+  bool below_bloom_at_rate() const { return bits_per_item < bloom_at_rate; }
   bool achieves_eps() const { return fpr.count <= eps_max_count; }
 };
 
 inline constexpr double kBloomBitsFactor = 1.44;  // 1 / ln 2, rounded as the paper does
 
+// The smallest f (from the bound's estimate up) whose false-positive bound holds at eps
+// for a b-slot filter filled to its first failure, measured there. semi_sorted: with
+// semi-sorted buckets (b = 4; f >= 5 is then the floor), f - 1 bits a slot.
 inline SpaceMeasurement measure_cuckoo_space(double eps, unsigned b, std::uint64_t slots, std::uint64_t seed,
-                                             const FprQueries& sizes = {}) {
+                                             const FprQueries& sizes = {}, bool semi_sorted = false) {
   SpaceMeasurement m;
   m.eps = eps;
   m.b = b;
+  m.semi_sorted = semi_sorted;
   m.lower_bound = std::log2(1.0 / eps);
   m.bloom_bound = kBloomBitsFactor * m.lower_bound;
   // The bound is about 2 b L / 2^f with L >= 0.4, so f - 1 with 2^f <= b / eps misses eps.
   const auto first_f = static_cast<unsigned>(std::max(
-      static_cast<double>(CuckooFilterConfig::kMinFingerprintBits), std::floor(std::log2(b / eps))));
+      static_cast<double>(CuckooFilterConfig::kMinFingerprintBits + (semi_sorted ? 1 : 0)),
+      std::floor(std::log2(b / eps))));
   for (unsigned f = first_f; f <= CuckooFilterConfig::kMaxFingerprintBits; ++f) {  // bound: 29 widths
-    CuckooFilter filter(filter_config(slots, f, b, seed));
+    CuckooFilterConfig config = filter_config(slots, f, b, seed);
+    config.semi_sorted = semi_sorted;
+    CuckooFilter filter(config);
     (void)fill_to_first_failure(filter, 2 * slots);
     if (filter_fpr_bound(f, b, filter.load_factor()) > eps && f < CuckooFilterConfig::kMaxFingerprintBits) {
       continue;
@@ -308,7 +319,9 @@ inline SpaceMeasurement measure_cuckoo_space(double eps, unsigned b, std::uint64
     m.f = f;
     m.items = filter.size();
     m.load = filter.load_factor();
-    m.bits_per_item = static_cast<double>(f) / m.load;
+    m.bits_per_item = static_cast<double>(f - (semi_sorted ? 1 : 0)) / m.load;
+    m.rate_bound = filter_fpr_bound(f, b, m.load);
+    m.bloom_at_rate = kBloomBitsFactor * std::log2(1.0 / m.rate_bound);
     m.engine_bits_per_item = filter.bits_per_item();
     m.fpr = measure_filter_fpr(filter, sizes);
     m.eps_max_count = stats::binomial_max_count(m.fpr.queries, eps, kAlpha);
