@@ -495,19 +495,23 @@ class BasicCuckooFilter
   // call (wider buckets: the chunked loop; the stash), so the hot path keeps its values
   // in scratch registers and saves none (placements pass by value, in registers).
   [[gnu::always_inline]] bool holds_fingerprint(Placement p) const noexcept {
-    if (!table_.one_word()) [[unlikely]] return holds_fingerprint_chunked(p);
     const std::uint32_t fp = p.fingerprint;
-    // Combined as integers: clang warns on | between bools.
-    if ((static_cast<unsigned>(table_.contains_one_word(p.bucket1, fp)) |
-         static_cast<unsigned>(table_.contains_one_word(p.bucket2, fp))) != 0) {
+    if (!table_.one_word()) [[unlikely]] {
+      // Semi-sorted with f <= 16: inline too (an out-of-line call costs it about as much
+      // as its probe); everything else out of line.
+      if (!table_.semi_one_word()) return holds_fingerprint_chunked(p);
+      if (table_.semi_contains_either(p.bucket1, p.bucket2, fp)) return true;
+    } else if ((static_cast<unsigned>(table_.contains_one_word(p.bucket1, fp)) |
+                static_cast<unsigned>(table_.contains_one_word(p.bucket2, fp))) != 0) {
+      // Combined as integers: clang warns on | between bools.
       return true;
     }
     if (stash_size_ == 0) [[likely]] return false;
     return stash_holds(p);
   }
 
-  // Not one word: wider unsorted buckets, and semi-sorted ones (PackedTable::contains
-  // dispatches to semi_contains).
+  // Not one word: wider unsorted buckets, and semi-sorted ones with f > 16
+  // (PackedTable::contains dispatches to semi_contains).
   [[gnu::noinline]] bool holds_fingerprint_chunked(Placement p) const noexcept {
     if (table_.contains(p.bucket1, p.fingerprint) || table_.contains(p.bucket2, p.fingerprint)) {
       return true;

@@ -89,8 +89,8 @@ InsertResult CUCKOO_FILTER::insert_with_kicks(const Placement& p) {
     // Look-ahead: the alternates of all residents, prefetched together so that their
     // misses overlap instead of one per evicted fingerprint.
     const unsigned slots = table_.slots();
+    table_.read_slots(bucket, residents);
     for (unsigned s = 0; s < slots; ++s) {  // bound: slots <= PackedTable::kMaxSlots
-      residents[s] = table_.get(bucket, s);
       assert(residents[s] != 0);  // the walk only evicts from full buckets
       alternates[s] = alt_bucket(bucket, residents[s]);
       table_.prefetch(alternates[s]);

@@ -47,11 +47,10 @@
 // of the sorted bucket, set() re-sorts (so a slot number is valid only until the bucket
 // is next written), find()/scan() return sorted slot numbers. Writes decode the bucket,
 // change it and re-encode it. contains() for f <= 16 (the bucket and its offset within
-// a byte fit one load: 4f - 4 <= 60 bits at a multiple of 4) is one load, a 4096-entry
-// table lookup for the nibbles, a SWAR match of the high parts (exact, zero_fields) and
-// of the nibbles (exact, in 4-bit lanes), the nibble matches gathered to a 4-bit slot
-// mask by one multiply and spread back to the high parts' lanes by a 16-entry table;
-// wider f decode the bucket. count_nonzero() and the invariant checks decode.
+// a byte fit one load: 4f - 4 <= 60 bits at a multiple of 4) is one load, a lookup in a
+// 64 KiB table (code, nibble) -> the 4-bit mask of slots holding that nibble, spread to
+// the high parts' lanes by a 16-entry table, and an exact SWAR match of the high parts
+// (zero_fields); wider f decode the bucket. count_nonzero() and the invariant checks decode.
 //
 // Not thread-safe; const members may run concurrently with each other.
 #pragma once
@@ -262,19 +261,41 @@ class BasicPackedTable {
       const Decoded v = semi_decode(bucket);
       return v[0] == fp || v[1] == fp || v[2] == fp || v[3] == fp;
     }
+    return semi_match(semi_word(bucket), fp);
+  }
+
+  // Whether bucket a or bucket b holds fp, both words loaded before either is tested (so
+  // their cache misses overlap). REQUIRES: semi_one_word(), a and b < bucket_count(),
+  // fp < 2^bits().
+  [[gnu::always_inline]] bool semi_contains_either(std::uint32_t a, std::uint32_t b,
+                                                   std::uint32_t fp) const noexcept {
+    assert(semi_one_word_ && a < bucket_count_ && b < bucket_count_);
+    const std::uint64_t wa = semi_word(a);
+    const std::uint64_t wb = semi_word(b);
+    return (static_cast<unsigned>(semi_match(wa, fp)) | static_cast<unsigned>(semi_match(wb, fp))) != 0;
+  }
+  // Semi-sorted with f <= 16: a bucket and its offset within a byte fit one load.
+  bool semi_one_word() const noexcept { return semi_one_word_; }
+
+ private:
+  // The word at semi-sorted bucket `bucket`'s first bit (its bits, then the next
+  // bucket's or padding). REQUIRES: semi_one_word_.
+  [[gnu::always_inline]] std::uint64_t semi_word(std::uint32_t bucket) const noexcept {
     const std::uint64_t bit = std::uint64_t{bucket} * bucket_bits_;
-    const std::uint64_t w = load_le64(bytes_.data() + (bit >> 3)) >> (bit & 7);
-    const std::uint64_t quad = semi_sorted::kDecode.quads[w & 0xfff];
+    return load_le64(bytes_.data() + (bit >> 3)) >> (bit & 7);
+  }
+
+  // Whether the semi-sorted bucket whose word is w holds fp. REQUIRES: semi_one_word_.
+  [[gnu::always_inline]] bool semi_match(std::uint64_t w, std::uint32_t fp) const noexcept {
+    // Slots whose nibbles equal fp's (bit s), from the 64 KiB match table.
+    const unsigned slots = semi_sorted::kMatch.slots[(w & 0xfff) << 4 | (fp & 15U)];
     // Slots whose high parts equal fp's: a 1 at the high bit of each such lane.
     const std::uint64_t highs = zero_fields((w >> semi_sorted::kCodeBits) ^ ((fp >> 4) * semi_high_.lo),
                                             semi_high_);
-    // Slots whose nibbles equal fp's: a 1 at bit 4s + 3, gathered to bit s (the products
-    // of the four bits with 0x249 = bits 0, 3, 6, 9 land at 9 + s without carries).
-    const std::uint64_t v = quad ^ ((fp & 15U) * 0x1111U);
-    const std::uint64_t nibbles = ~(((v & 0x7777U) + 0x7777U) | v | 0x7777U) & 0x8888U;
-    const std::uint64_t slots = ((nibbles >> 3) * 0x249U >> 9) & 15U;
     return (highs & semi_spread_[slots]) != 0;
   }
+
+ public:
 
   // Whether bucket i is in the canonical semi-sorted form (semi_sorted.hpp): a valid
   // code and slots in sort order. Always true for an unsorted table.
@@ -347,6 +368,13 @@ class BasicPackedTable {
   // bucket is full. REQUIRES: fp != 0.
   bool try_place(std::uint32_t bucket, std::uint32_t fp) noexcept {
     assert(fp != 0);
+    if (semi_) [[unlikely]] {  // one decode: an empty slot sorts first
+      Decoded v = semi_decode(bucket);
+      if (v[0] != 0) return false;
+      v[0] = fp;
+      semi_encode(bucket, v);
+      return true;
+    }
     const int slot = find(bucket, 0);
     if (slot == kNoSlot) return false;
     set(bucket, static_cast<unsigned>(slot), fp);
@@ -357,10 +385,32 @@ class BasicPackedTable {
   // REQUIRES: fp != 0.
   bool remove_one(std::uint32_t bucket, std::uint32_t fp) noexcept {
     assert(fp != 0);
+    if (semi_) [[unlikely]] {  // one decode
+      Decoded v = semi_decode(bucket);
+      for (unsigned s = 0; s < semi_sorted::kSlots; ++s) {
+        if (v[s] == fp) {
+          v[s] = 0;
+          semi_encode(bucket, v);
+          return true;
+        }
+      }
+      return false;
+    }
     const int slot = find(bucket, fp);
     if (slot == kNoSlot) return false;
     set(bucket, static_cast<unsigned>(slot), 0);
     return true;
+  }
+
+  // out[s] = get(bucket, s) for every slot s < slots(), with one decode of a semi-sorted
+  // bucket. REQUIRES: bucket < bucket_count().
+  void read_slots(std::uint32_t bucket, std::span<std::uint32_t, kMaxSlots> out) const noexcept {
+    if (semi_) [[unlikely]] {
+      const Decoded v = semi_decode(bucket);
+      std::copy(v.begin(), v.end(), out.begin());
+      return;
+    }
+    for (unsigned s = 0; s < slots_; ++s) out[s] = get(bucket, s);
   }
 
   // The number of nonzero slots in the whole table (a full scan; for validation).
@@ -428,6 +478,18 @@ class BasicPackedTable {
   // The 4 fingerprints of a semi-sorted bucket, in slot (sort) order.
   Decoded semi_decode(std::uint32_t bucket) const noexcept {
     const std::uint64_t base = std::uint64_t{bucket} * bucket_bits_;
+    if (semi_one_word_) {  // the whole bucket in one read
+      const std::uint64_t w = read_bits(base, bucket_bits_);
+      const std::uint32_t quad = semi_sorted::kDecode.quads[w & 0xfff];
+      const std::uint64_t high_mask = (std::uint64_t{1} << high_bits_) - 1;
+      Decoded v{};
+      for (unsigned s = 0; s < semi_sorted::kSlots; ++s) {
+        const auto high = static_cast<std::uint32_t>(
+            (w >> (semi_sorted::kCodeBits + s * high_bits_)) & high_mask);
+        v[s] = high << semi_sorted::kNibbleBits | (quad >> (4 * s) & 15U);
+      }
+      return v;
+    }
     const std::uint32_t quad =
         semi_sorted::kDecode.quads[read_bits(base, semi_sorted::kCodeBits)];
     Decoded v{};
@@ -443,8 +505,16 @@ class BasicPackedTable {
   void semi_encode(std::uint32_t bucket, Decoded v) noexcept {
     semi_sorted::sort_slots(v);
     const std::uint64_t base = std::uint64_t{bucket} * bucket_bits_;
-    write_bits(base, semi_sorted::kCodeBits,
-               semi_sorted::encode({v[0] & 15U, v[1] & 15U, v[2] & 15U, v[3] & 15U}));
+    const std::uint32_t code = semi_sorted::encode({v[0] & 15U, v[1] & 15U, v[2] & 15U, v[3] & 15U});
+    if (semi_one_word_) {  // the whole bucket in one write
+      std::uint64_t w = code;
+      for (unsigned s = 0; s < semi_sorted::kSlots; ++s) {
+        w |= std::uint64_t{v[s] >> semi_sorted::kNibbleBits} << (semi_sorted::kCodeBits + s * high_bits_);
+      }
+      write_bits(base, bucket_bits_, w);
+      return;
+    }
+    write_bits(base, semi_sorted::kCodeBits, code);
     for (unsigned s = 0; s < semi_sorted::kSlots; ++s) {
       write_bits(base + semi_sorted::kCodeBits + std::uint64_t{s} * high_bits_, high_bits_,
                  v[s] >> semi_sorted::kNibbleBits);

@@ -43,10 +43,25 @@ constexpr std::uint32_t binomial(std::uint32_t n, std::uint32_t k) noexcept {
   return static_cast<std::uint32_t>(r);
 }
 
+// kRankTerms[i][a] = C(a + i, i + 1): the term of sorted position i holding nibble a.
+struct RankTerms {
+  std::array<std::array<std::uint16_t, 16>, kSlots> terms{};
+};
+
+constexpr RankTerms make_rank_terms() noexcept {
+  RankTerms t;
+  for (std::uint32_t i = 0; i < kSlots; ++i) {
+    for (std::uint32_t a = 0; a < 16; ++a) t.terms[i][a] = static_cast<std::uint16_t>(binomial(a + i, i + 1));
+  }
+  return t;
+}
+
+inline constexpr RankTerms kRankTerms = make_rank_terms();
+
 // The rank of the nibble multiset of `nibbles` (each 0..15). REQUIRES: sorted ascending.
 constexpr std::uint32_t encode(const std::array<std::uint32_t, kSlots>& nibbles) noexcept {
   std::uint32_t rank = 0;
-  for (std::uint32_t i = 0; i < kSlots; ++i) rank += binomial(nibbles[i] + i, i + 1);
+  for (std::uint32_t i = 0; i < kSlots; ++i) rank += kRankTerms.terms[i][nibbles[i] & 15U];
   return rank;
 }
 
@@ -70,17 +85,45 @@ constexpr DecodeTable make_decode_table() noexcept {
 
 inline constexpr DecodeTable kDecode = make_decode_table();
 
+// For lookups: entry code * 16 + n has bit s set iff nibble s of code's multiset is n
+// (64 KiB; the entries of the invalid codes 3876..4095 are 0, so that any 12-bit code
+// indexes inside the table).
+struct MatchTable {
+  std::array<std::uint8_t, (std::size_t{1} << kCodeBits) * 16> slots{};
+};
+
+constexpr MatchTable make_match_table() noexcept {
+  MatchTable t;
+  for (std::uint32_t code = 0; code < kCodes; ++code) {
+    for (std::uint32_t s = 0; s < kSlots; ++s) {
+      const std::uint32_t n = kDecode.quads[code] >> (4 * s) & 15U;
+      t.slots[code * 16 + n] = static_cast<std::uint8_t>(t.slots[code * 16 + n] | 1U << s);
+    }
+  }
+  return t;
+}
+
+inline constexpr MatchTable kMatch = make_match_table();
+
 // The order slots are kept in: by nibble, then by high bits.
 constexpr std::uint32_t sort_key(std::uint32_t fp) noexcept { return (fp & 15U) << 28 | fp >> 4; }
 
-// Sorts 4 fingerprints by sort_key (insertion sort; at most 6 compares).
+// Orders a and b by sort_key, without a branch (conditional moves).
+constexpr void compare_exchange(std::uint32_t& a, std::uint32_t& b) noexcept {
+  const bool swap = sort_key(a) > sort_key(b);
+  const std::uint32_t low = swap ? b : a;
+  const std::uint32_t high = swap ? a : b;
+  a = low;
+  b = high;
+}
+
+// Sorts 4 fingerprints by sort_key: the 5-comparator sorting network for 4 inputs.
 constexpr void sort_slots(std::array<std::uint32_t, kSlots>& v) noexcept {
-  for (unsigned i = 1; i < kSlots; ++i) {
-    const std::uint32_t x = v[i];
-    unsigned j = i;
-    for (; j > 0 && sort_key(v[j - 1]) > sort_key(x); --j) v[j] = v[j - 1];
-    v[j] = x;
-  }
+  compare_exchange(v[0], v[1]);
+  compare_exchange(v[2], v[3]);
+  compare_exchange(v[0], v[2]);
+  compare_exchange(v[1], v[3]);
+  compare_exchange(v[1], v[2]);
 }
 
 }  // namespace cuckoo::detail::semi_sorted
