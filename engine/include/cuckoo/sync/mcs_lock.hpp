@@ -27,6 +27,11 @@
 // Memory order: lock() (and a successful try_lock()) acquires, unlock() releases: the
 // critical sections of successive holders are ordered by happens-before. Every atomic
 // access below says which access it pairs with.
+//
+// Sync policy: BasicMcsLock<Sync> takes its atomics, its spin and its per-thread node
+// pool from Sync (policy.hpp); McsLock is BasicMcsLock<StdSync>. The suite's explore/
+// layer instantiates it with a policy under which every atomic access is a scheduling
+// point of a deterministic scheduler.
 #pragma once
 
 #include <array>
@@ -38,10 +43,16 @@
 #include <mutex>
 
 #include "cuckoo/sync/detail/spin.hpp"
+#include "cuckoo/sync/policy.hpp"
 
 namespace cuckoo::sync {
 
-class alignas(detail::kLockAlignment) McsLock {
+template <class Sync = StdSync>
+class alignas(detail::kLockAlignment) BasicMcsLock {
+  template <class T>
+  using Atomic = typename Sync::template Atomic<T>;
+
+ public:
  public:
   // A queue node: one per waiter or holder. Cache-line aligned and sized, so each
   // waiter spins on a line of its own.
@@ -59,9 +70,9 @@ class alignas(detail::kLockAlignment) McsLock {
     }
 
    private:
-    friend class McsLock;
-    std::atomic<Node*> next_{nullptr};   // written by the successor, read by the holder
-    std::atomic<bool> locked_{false};    // true while waiting; cleared by the predecessor
+    friend class BasicMcsLock;
+    Atomic<Node*> next_{nullptr};   // written by the successor, read by the holder
+    Atomic<bool> locked_{false};    // true while waiting; cleared by the predecessor
   };
 
   // Per-thread pool size: how many McsLocks one thread may hold at once through
@@ -69,11 +80,11 @@ class alignas(detail::kLockAlignment) McsLock {
   // with a message (it is a bug of the caller, like exceeding a recursion limit).
   static constexpr std::size_t kThreadLocalNodes = 16;
 
-  McsLock() noexcept = default;
-  McsLock(const McsLock&) = delete;
-  McsLock& operator=(const McsLock&) = delete;
+  BasicMcsLock() noexcept = default;
+  BasicMcsLock(const BasicMcsLock&) = delete;
+  BasicMcsLock& operator=(const BasicMcsLock&) = delete;
   // REQUIRES: not held and nobody waiting.
-  ~McsLock() { assert(!is_locked() && "McsLock destroyed while held"); }
+  ~BasicMcsLock() { assert(!is_locked() && "McsLock destroyed while held"); }
 
   // Acquires the lock, waiting in FIFO order behind earlier callers.
   // REQUIRES: `node` is not in use (not passed to a lock() that has not been matched
@@ -96,7 +107,7 @@ class alignas(detail::kLockAlignment) McsLock {
     // Listing 1.1 lines 33-34. Documented spin: waits as long as the predecessors hold
     // the lock. acquire: pairs with the predecessor's release store of false in
     // unlock(); its critical section happens-before ours.
-    detail::SpinWait spin;
+    typename Sync::SpinWait spin;
     while (node.locked_.load(std::memory_order_acquire)) spin.wait();
   }
 
@@ -133,7 +144,7 @@ class alignas(detail::kLockAlignment) McsLock {
       // Listing 1.2 lines 16-17. A successor has swapped the tail but not yet linked
       // itself to us. Documented spin: the window is two instructions of the
       // successor's lock(), longer only if it is preempted there.
-      detail::SpinWait spin;
+      typename Sync::SpinWait spin;
       while ((succ = node.next_.load(std::memory_order_acquire)) == nullptr) spin.wait();
     }
     // Listing 1.2 line 21 (line 20's reset of my_node.next happens in lock() instead,
@@ -179,7 +190,7 @@ class alignas(detail::kLockAlignment) McsLock {
     ThreadNodes(const ThreadNodes&) = delete;
     ThreadNodes& operator=(const ThreadNodes&) = delete;
     ~ThreadNodes() {
-      for (const McsLock* owner : owners_) {
+      for (const BasicMcsLock* owner : owners_) {
         if (owner != nullptr) {
           fatal("a thread exited while holding an McsLock through a thread-local node");
         }
@@ -187,7 +198,7 @@ class alignas(detail::kLockAlignment) McsLock {
     }
 
     // A free node, now marked as used for `lock`.
-    Node& take(const McsLock* lock) noexcept {
+    Node& take(const BasicMcsLock* lock) noexcept {
       assert(!holds(lock) && "McsLock is not recursive");
       for (std::size_t i = 0; i < kThreadLocalNodes; ++i) {
         if (owners_[i] == nullptr) {
@@ -199,15 +210,15 @@ class alignas(detail::kLockAlignment) McsLock {
     }
 
     // The node in use for `lock`.
-    Node& find(const McsLock* lock) noexcept {
+    Node& find(const BasicMcsLock* lock) noexcept {
       for (std::size_t i = 0; i < kThreadLocalNodes; ++i) {
         if (owners_[i] == lock) return nodes_[i];
       }
       fatal("McsLock::unlock() by a thread that does not hold it through lock()");
     }
 
-    void give_back(const McsLock* lock) noexcept {
-      for (const McsLock*& owner : owners_) {
+    void give_back(const BasicMcsLock* lock) noexcept {
+      for (const BasicMcsLock*& owner : owners_) {
         if (owner == lock) {
           owner = nullptr;
           return;
@@ -216,8 +227,8 @@ class alignas(detail::kLockAlignment) McsLock {
     }
 
    private:
-    bool holds(const McsLock* lock) const noexcept {
-      for (const McsLock* owner : owners_) {
+    bool holds(const BasicMcsLock* lock) const noexcept {
+      for (const BasicMcsLock* owner : owners_) {
         if (owner == lock) return true;
       }
       return false;
@@ -230,18 +241,18 @@ class alignas(detail::kLockAlignment) McsLock {
     }
 
     std::array<Node, kThreadLocalNodes> nodes_{};
-    std::array<const McsLock*, kThreadLocalNodes> owners_{};
+    std::array<const BasicMcsLock*, kThreadLocalNodes> owners_{};
   };
 
-  static ThreadNodes& thread_nodes() noexcept {
-    thread_local ThreadNodes nodes;
-    return nodes;
-  }
+  // The calling thread's pool (a logical thread's, under a checking policy).
+  static ThreadNodes& thread_nodes() noexcept { return Sync::template thread_local_object<ThreadNodes>(); }
 
   // The queue tail, alone in its 128-byte block (the class is aligned to
   // kLockAlignment, see Listing 1.1's spec_mcs_lock_t padding).
-  std::atomic<Node*> tail_{nullptr};
+  Atomic<Node*> tail_{nullptr};
 };
+
+using McsLock = BasicMcsLock<>;
 
 static_assert(sizeof(McsLock) == detail::kLockAlignment);
 static_assert(sizeof(McsLock::Node) == detail::kCacheLineSize);
@@ -251,27 +262,30 @@ static_assert(sizeof(McsLock::Node) == detail::kCacheLineSize);
 //
 // Locks held on return: after the constructor, the lock (for the try_to_lock forms,
 // iff owns_lock()); after the destructor, none.
-class McsGuard {
+template <class Sync = StdSync>
+class BasicMcsGuard {
+  using McsLock = BasicMcsLock<Sync>;
+
  public:
   // With a thread-local node.
-  explicit McsGuard(McsLock& lock) noexcept : lock_(lock), node_(nullptr), owns_(true) {
+  explicit BasicMcsGuard(McsLock& lock) noexcept : lock_(lock), node_(nullptr), owns_(true) {
     lock_.lock();
   }
   // With a caller-owned node (must outlive the guard).
-  McsGuard(McsLock& lock, McsLock::Node& node) noexcept
+  BasicMcsGuard(McsLock& lock, typename McsLock::Node& node) noexcept
       : lock_(lock), node_(&node), owns_(true) {
     lock_.lock(node);
   }
   // Try forms: hold the lock iff owns_lock().
-  McsGuard(McsLock& lock, std::try_to_lock_t) noexcept
+  BasicMcsGuard(McsLock& lock, std::try_to_lock_t) noexcept
       : lock_(lock), node_(nullptr), owns_(lock_.try_lock()) {}
-  McsGuard(McsLock& lock, McsLock::Node& node, std::try_to_lock_t) noexcept
+  BasicMcsGuard(McsLock& lock, typename McsLock::Node& node, std::try_to_lock_t) noexcept
       : lock_(lock), node_(&node), owns_(lock_.try_lock(node)) {}
 
-  McsGuard(const McsGuard&) = delete;
-  McsGuard& operator=(const McsGuard&) = delete;
+  BasicMcsGuard(const BasicMcsGuard&) = delete;
+  BasicMcsGuard& operator=(const BasicMcsGuard&) = delete;
 
-  ~McsGuard() {
+  ~BasicMcsGuard() {
     if (!owns_) return;
     if (node_ != nullptr) {
       lock_.unlock(*node_);
@@ -285,8 +299,10 @@ class McsGuard {
 
  private:
   McsLock& lock_;
-  McsLock::Node* const node_;
+  typename McsLock::Node* const node_;
   const bool owns_;
 };
+
+using McsGuard = BasicMcsGuard<>;
 
 }  // namespace cuckoo::sync

@@ -1,0 +1,37 @@
+// Sync policies: the primitives the concurrent code of cuckoo/sync is written against,
+// taken from a policy type so that the same code runs on real threads (StdSync, the
+// default: std::atomic, the spin back-off of detail/spin.hpp and C++ thread_local
+// storage, at zero cost) or under a deterministic scheduler that makes every primitive
+// a scheduling point (the suite's explore/ layer supplies that policy; the engine
+// includes nothing of it).
+//
+// A policy P provides:
+//   template <class T> using Atomic = ...;   std::atomic's interface for what the code
+//       uses: load, store, exchange, compare_exchange_strong/weak, fetch_add/fetch_sub,
+//       each with explicit memory orders;
+//   class SpinWait { void wait(); };          one call per failed check of a spin loop's
+//       condition ("wait until another thread writes");
+//   template <class T> static T& thread_local_object();  one default-constructed T per
+//       thread of the policy (an OS thread for StdSync, a logical thread under the
+//       scheduler), destroyed when that thread ends.
+// Thread safety: as std::atomic and thread_local.
+#pragma once
+
+#include <atomic>
+
+#include "cuckoo/sync/detail/spin.hpp"
+
+namespace cuckoo::sync {
+
+struct StdSync {
+  template <class T>
+  using Atomic = std::atomic<T>;
+  using SpinWait = detail::SpinWait;
+  template <class T>
+  static T& thread_local_object() noexcept {
+    thread_local T object;
+    return object;
+  }
+};
+
+}  // namespace cuckoo::sync

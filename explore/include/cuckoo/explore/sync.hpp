@@ -1,0 +1,112 @@
+// explore::Sync: the checking sync policy (cuckoo/sync/policy.hpp) under which every
+// atomic access and every spin of the engine's concurrent code is a scheduling point of
+// the deterministic scheduler (scheduler.hpp), and per-thread objects are per logical
+// thread. Outside an exploration the atomics behave as std::atomic (sequentially
+// consistent), spins yield, and per-thread objects are thread_local.
+//
+// Memory orders are accepted and ignored: the scheduler explores interleavings of
+// indivisible, sequentially consistent steps (see scheduler.hpp, "Model").
+// compare_exchange_weak never fails spuriously here.
+#pragma once
+
+#include <atomic>
+#include <new>
+#include <thread>
+#include <type_traits>
+#include <typeindex>
+
+#include "cuckoo/explore/scheduler.hpp"
+
+namespace cuckoo::explore {
+
+template <class T>
+class Atomic {
+ public:
+  Atomic() noexcept : value_(T{}) {}
+  constexpr Atomic(T value) noexcept : value_(value) {}  // NOLINT: as std::atomic
+  Atomic(const Atomic&) = delete;
+  Atomic& operator=(const Atomic&) = delete;
+
+  T load(std::memory_order = std::memory_order_seq_cst) const noexcept {
+    hooks::point();
+    return value_.load();
+  }
+  void store(T value, std::memory_order = std::memory_order_seq_cst) noexcept {
+    hooks::point();
+    value_.store(value);
+    hooks::wrote();
+  }
+  T exchange(T value, std::memory_order = std::memory_order_seq_cst) noexcept {
+    hooks::point();
+    const T old = value_.exchange(value);
+    hooks::wrote();
+    return old;
+  }
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order = std::memory_order_seq_cst,
+                               std::memory_order = std::memory_order_seq_cst) noexcept {
+    hooks::point();
+    const bool swapped = value_.compare_exchange_strong(expected, desired);
+    if (swapped) hooks::wrote();
+    return swapped;
+  }
+  bool compare_exchange_weak(T& expected, T desired, std::memory_order success = std::memory_order_seq_cst,
+                             std::memory_order failure = std::memory_order_seq_cst) noexcept {
+    return compare_exchange_strong(expected, desired, success, failure);
+  }
+  T fetch_add(T delta, std::memory_order = std::memory_order_seq_cst) noexcept
+    requires std::is_integral_v<T>
+  {
+    hooks::point();
+    const T old = value_.fetch_add(delta);
+    hooks::wrote();
+    return old;
+  }
+  T fetch_sub(T delta, std::memory_order = std::memory_order_seq_cst) noexcept
+    requires std::is_integral_v<T>
+  {
+    hooks::point();
+    const T old = value_.fetch_sub(delta);
+    hooks::wrote();
+    return old;
+  }
+
+ private:
+  std::atomic<T> value_;
+};
+
+struct Sync {
+  template <class T>
+  using Atomic = explore::Atomic<T>;
+
+  class SpinWait {
+   public:
+    void wait() noexcept {
+      if (hooks::active()) {
+        hooks::spin();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  };
+
+  template <class T>
+  static T& thread_local_object() noexcept {
+    void* object = hooks::thread_object(
+        typeid(T), [] { return static_cast<void*>(new T()); },
+        [](void* p) { delete static_cast<T*>(p); },
+        [](void* p) {  // frees without destroying: an abandoned execution's object
+          if constexpr (alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+            ::operator delete(p, std::align_val_t{alignof(T)});
+          } else {
+            ::operator delete(p);
+          }
+        });
+    if (object == nullptr) {
+      thread_local T fallback;
+      return fallback;
+    }
+    return *static_cast<T*>(object);
+  }
+};
+
+}  // namespace cuckoo::explore
