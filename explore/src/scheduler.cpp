@@ -299,11 +299,12 @@ std::string Run::execute() {
   if (!completed) {
     // The scenario's state after an abandoned execution may break its own invariants (a
     // lock still held, a queue half linked), which its destructors may assert on: it is
-    // kept, reachable, for the life of the process instead of destroyed.
-    static std::vector<std::shared_ptr<void>> abandoned;
-    abandoned.push_back(std::move(execution_.state));
-    for (auto& t : execution_.threads) abandoned.push_back(std::make_shared<std::function<void()>>(std::move(t)));
-    for (Fiber& f : fibers_) abandoned.push_back(std::make_shared<std::function<void()>>(std::move(f.body)));
+    // kept, reachable, for the life of the process instead of destroyed (the list itself
+    // is never destroyed either, so no destructor of it runs at exit).
+    static auto* const abandoned = new std::vector<std::shared_ptr<void>>();
+    abandoned->push_back(std::move(execution_.state));
+    for (auto& t : execution_.threads) abandoned->push_back(std::make_shared<std::function<void()>>(std::move(t)));
+    for (Fiber& f : fibers_) abandoned->push_back(std::make_shared<std::function<void()>>(std::move(f.body)));
   }
 #ifdef CUCKOO_EXPLORE_TSAN
   for (Fiber& f : fibers_) __tsan_destroy_fiber(f.tsan_fiber);
