@@ -162,9 +162,14 @@ def cmd_select(args):
     affected = paths(args.executables)
     label_re = re.compile(args.labels)
     chosen = []
-    for number, test in enumerate(load_tests(args.build), start=1):
+    # ctest -L LABELS -I LIST numbers the tests of the label-filtered list, not of the
+    # whole list: count only the tests the labels select (unlabelled tests, such as the
+    # *_NOT_BUILT placeholders of executables the lane does not build, shift the rest).
+    number = 0
+    for test in load_tests(args.build):
         if not any(label_re.search(label) for label in labels_of(test)):
             continue
+        number += 1
         if args.only is not None:
             if test["name"] == args.only:
                 chosen.append(number)
