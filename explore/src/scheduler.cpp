@@ -82,6 +82,8 @@ struct Fiber {
   bool finished = false;
   bool blocked = false;  // spinning until a write after blocked_epoch
   std::uint64_t blocked_epoch = 0;
+  // The write epoch of this thread's last spin, +1 (0: never spun).
+  std::uint64_t spun_at = 0;
   std::map<std::type_index, ObjectSlot> objects;
 #ifdef CUCKOO_EXPLORE_TSAN
   void* tsan_fiber = nullptr;
@@ -200,10 +202,21 @@ void Run::point() {
   to_loop(false);
 }
 
+// A spin blocks its thread only once the thread has run a whole iteration of its spin
+// loop with no write by anyone in between: the first spin at a write epoch is a plain
+// scheduling point (the thread may have spun on what it read before a write it has not
+// looked at since, or after a failed CAS on a lock that is free by now, and its next
+// iteration would then go on); a second spin at the same epoch means the loop, re-run
+// on the same memory, spins again, so the thread waits for a write.
 void Run::spin() {
   Fiber& self = fibers_[running_];
-  self.blocked = true;
-  self.blocked_epoch = epoch_;
+  if (self.spun_at == epoch_ + 1) {
+    self.blocked = true;
+    self.blocked_epoch = epoch_;
+  } else {
+    self.spun_at = epoch_ + 1;
+    ++steps_;
+  }
   to_loop(false);
 }
 

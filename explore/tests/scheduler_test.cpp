@@ -120,6 +120,26 @@ TEST(Scheduler, ADeadlockInSpinsIsReported) {
   EXPECT_NE(r.message.find("deadlock"), std::string::npos) << r.message;
 }
 
+TEST(Scheduler, ASpinAfterAFailedCasOnFreeMemoryIsRetriedNotADeadlock) {
+  // A spin loop that backs off after a failed CAS: the value it failed on is already
+  // current, so no later write will come; re-running the loop would succeed. The
+  // scheduler lets a thread spin once per write epoch before it blocks it.
+  const ex::Scenario backoff = [] {
+    auto word = std::make_shared<ex::Atomic<int>>(2);
+    ex::Execution e;
+    e.state = word;
+    e.threads.push_back([word] {
+      ex::Sync::SpinWait spin;
+      int expected = 0;  // stale: the word is 2
+      while (!word->compare_exchange_strong(expected, expected + 1)) spin.wait();
+    });
+    e.check = [word]() -> std::string { return word->load() == 3 ? "" : "the CAS loop did not finish"; };
+    return e;
+  };
+  const ex::Result r = ex::bounded(backoff, 0, 10);
+  EXPECT_FALSE(r.failed) << r.message;
+}
+
 TEST(Scheduler, ASpinWithoutTheSpinHintHitsTheStepBound) {
   const ex::Scenario runaway = [] {
     auto flag = std::make_shared<ex::Atomic<bool>>(false);

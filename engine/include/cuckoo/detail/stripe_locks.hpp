@@ -41,6 +41,11 @@
 // Thread safety: all members may be used concurrently; a guard belongs to the thread
 // that built it; the locks are not recursive (a thread that locks a stripe it holds
 // spins forever).
+//
+// Sync policy (cuckoo/sync/policy.hpp): BasicVersionLock<Sync> and
+// BasicLockStripes<Payload, Sync> take their atomics and spin from Sync; VersionLock and
+// LockStripes are the StdSync forms the engines use. The suite's explore/ layer runs
+// them under its scheduler.
 #pragma once
 
 #include <array>
@@ -52,19 +57,21 @@
 #include <memory>
 
 #include "cuckoo/sync/detail/spin.hpp"
+#include "cuckoo/sync/policy.hpp"
 
 namespace cuckoo::detail {
 
-class VersionLock {
+template <class Sync = sync::StdSync>
+class BasicVersionLock {
  public:
-  VersionLock() noexcept = default;
-  VersionLock(const VersionLock&) = delete;
-  VersionLock& operator=(const VersionLock&) = delete;
+  BasicVersionLock() noexcept = default;
+  BasicVersionLock(const BasicVersionLock&) = delete;
+  BasicVersionLock& operator=(const BasicVersionLock&) = delete;
 
   // Returns with the lock held. Documented spin: waits as long as other holders hold
   // it (SpinWait pauses, then yields, then sleeps, so oversubscribed threads progress).
   void lock() noexcept {
-    sync::detail::SpinWait spin;
+    typename Sync::SpinWait spin;
     for (;;) {  // bound: the holders' critical sections (a lock waits for its holder)
       // relaxed: a look before the CAS; the CAS decides and acquires.
       std::uint64_t v = word_.load(std::memory_order_relaxed);
@@ -99,8 +106,10 @@ class VersionLock {
   bool is_locked() const noexcept { return (version() & 1) != 0; }
 
  private:
-  std::atomic<std::uint64_t> word_{0};
+  typename Sync::template Atomic<std::uint64_t> word_{0};
 };
+
+using VersionLock = BasicVersionLock<>;
 
 // No payload beside a stripe's lock.
 struct NoStripePayload {};
@@ -109,9 +118,11 @@ struct NoStripePayload {};
 // threads locking different stripes never share a line. Payload (default: none) lives
 // on the same line as its lock: state guarded by that stripe, or a per-stripe counter
 // that its holder updates without touching another line.
-template <class Payload = NoStripePayload>
+template <class Payload = NoStripePayload, class Sync = sync::StdSync>
 class BasicLockStripes {
  public:
+  using Lock = BasicVersionLock<Sync>;
+
   // The most stripes an instance may have (4 MiB of locks).
   static constexpr std::size_t kMaxStripes = std::size_t{1} << 16;
 
@@ -125,7 +136,7 @@ class BasicLockStripes {
 
   // Stripes are lockable from const contexts (a const filter's lookups may fall back
   // to locking); the array is not part of the structure's logical state.
-  VersionLock& operator[](std::size_t i) const noexcept {
+  Lock& operator[](std::size_t i) const noexcept {
     assert(i < count_);
     return stripes_[i].lock;
   }
@@ -140,7 +151,7 @@ class BasicLockStripes {
 
  private:
   struct alignas(sync::detail::kCacheLineSize) Padded {
-    VersionLock lock;
+    Lock lock;
     [[no_unique_address]] Payload payload;
   };
   static_assert(sizeof(Padded) == sync::detail::kCacheLineSize,
@@ -237,10 +248,10 @@ using AllStripesGuard = StripeGuard<0>;
 // the constructor and valid(), which therefore saw one consistent state. Unlike the
 // guards it needs no order and no deduplication (reading a version twice is harmless),
 // so the lookup hot path stays two loads and two compares.
-template <std::size_t N>
+template <std::size_t N, class Stripes = LockStripes>
 class OptimisticRead {
  public:
-  OptimisticRead(const LockStripes& stripes, const std::array<std::uint32_t, N>& indices) noexcept
+  OptimisticRead(const Stripes& stripes, const std::array<std::uint32_t, N>& indices) noexcept
       : stripes_(stripes), indices_(indices) {
     for (std::size_t i = 0; i < N; ++i) {  // bound: N
       versions_[i] = stripes_[indices_[i]].version();
@@ -263,7 +274,7 @@ class OptimisticRead {
   }
 
  private:
-  const LockStripes& stripes_;
+  const Stripes& stripes_;
   const std::array<std::uint32_t, N> indices_;
   std::array<std::uint64_t, N> versions_{};
   bool started_ = true;
