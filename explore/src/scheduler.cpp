@@ -4,8 +4,8 @@
 // Control flow. Every switch goes through the loop: a fiber that reaches a scheduling
 // point (an atomic access, a spin, its end) swaps back to the loop, which picks the
 // next thread and swaps to it. A fiber's stack is freed with its execution; a failed
-// execution's other fibers are abandoned where they stand (their per-thread objects
-// are released without running destructors, see hooks::thread_object).
+// execution's other fibers are abandoned where they stand, and their stacks, per-thread
+// objects and the scenario's state are kept, never destroyed (Run::abandoned).
 #include "cuckoo/explore/scheduler.hpp"
 
 #include <ucontext.h>
@@ -72,7 +72,6 @@ unsigned default_choice(const Decision& d) { return d.current ? *d.current : d.r
 struct ObjectSlot {
   void* object = nullptr;
   void (*destroy)(void*) = nullptr;
-  void (*release)(void*) = nullptr;
 };
 
 struct Fiber {
@@ -109,7 +108,7 @@ class Run {
   void point();
   void wrote() noexcept { ++epoch_; }
   void spin();
-  void* thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*), void (*release)(void*));
+  void* thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*));
 
  private:
   static void trampoline();
@@ -119,6 +118,7 @@ class Run {
     if (failure_.empty()) failure_ = std::move(what);
   }
   void free_objects(bool completed);
+  static std::vector<std::shared_ptr<void>>& abandoned();
 
   Execution execution_;
   Chooser& chooser_;
@@ -220,11 +220,20 @@ void Run::spin() {
   to_loop(false);
 }
 
-void* Run::thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*),
-                         void (*release)(void*)) {
+void* Run::thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*)) {
   ObjectSlot& slot = fibers_[running_].objects[type];
-  if (slot.object == nullptr) slot = {make(), destroy, release};
+  if (slot.object == nullptr) slot = {make(), destroy};
   return slot.object;
+}
+
+// What abandoned executions leave: kept, reachable, for the life of the process. Their
+// state may break its own invariants (a lock still held, a queue half linked), which its
+// destructors may assert on, so it is never destroyed; the list itself is never
+// destroyed either (no destructor of it runs at exit), and it keeps everything it holds
+// reachable, so leak checkers do not report it.
+std::vector<std::shared_ptr<void>>& Run::abandoned() {
+  static auto* const list = new std::vector<std::shared_ptr<void>>();
+  return *list;
 }
 
 void Run::free_objects(bool completed) {
@@ -233,7 +242,7 @@ void Run::free_objects(bool completed) {
       if (completed) {
         slot.destroy(slot.object);
       } else {
-        slot.release(slot.object);
+        abandoned().push_back(std::shared_ptr<void>(slot.object, [](void*) {}));
       }
     }
     f.objects.clear();
@@ -310,14 +319,14 @@ std::string Run::execute() {
   g_run = outer;
   free_objects(completed);
   if (!completed) {
-    // The scenario's state after an abandoned execution may break its own invariants (a
-    // lock still held, a queue half linked), which its destructors may assert on: it is
-    // kept, reachable, for the life of the process instead of destroyed (the list itself
-    // is never destroyed either, so no destructor of it runs at exit).
-    static auto* const abandoned = new std::vector<std::shared_ptr<void>>();
-    abandoned->push_back(std::move(execution_.state));
-    for (auto& t : execution_.threads) abandoned->push_back(std::make_shared<std::function<void()>>(std::move(t)));
-    for (Fiber& f : fibers_) abandoned->push_back(std::make_shared<std::function<void()>>(std::move(f.body)));
+    // The abandoned execution's state, thread bodies and fiber stacks (objects on a
+    // stack may own heap memory) are kept: see abandoned().
+    abandoned().push_back(std::move(execution_.state));
+    for (auto& t : execution_.threads) abandoned().push_back(std::make_shared<std::function<void()>>(std::move(t)));
+    for (Fiber& f : fibers_) {
+      abandoned().push_back(std::make_shared<std::function<void()>>(std::move(f.body)));
+      abandoned().push_back(std::shared_ptr<void>(f.stack.release(), [](void*) {}));
+    }
   }
 #ifdef CUCKOO_EXPLORE_TSAN
   for (Fiber& f : fibers_) __tsan_destroy_fiber(f.tsan_fiber);
@@ -670,9 +679,9 @@ void wrote() noexcept {
 void spin() {
   if (g_run != nullptr) g_run->spin();
 }
-void* thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*), void (*release)(void*)) {
+void* thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*)) {
   if (g_run == nullptr) return nullptr;
-  return g_run->thread_object(type, make, destroy, release);
+  return g_run->thread_object(type, make, destroy);
 }
 bool active() noexcept { return g_run != nullptr; }
 }  // namespace hooks

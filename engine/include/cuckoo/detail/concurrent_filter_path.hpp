@@ -68,8 +68,9 @@ inline constexpr unsigned kMaxSearchBuckets = 4096;
 // not 0; an item's other bucket is alt_bucket(bucket, fingerprint), the fingerprint read
 // once and reported as the hop's label. A slot emptied since the search saw it occupied
 // answers its own bucket, which the search skips as visited.
+template <class Table = AtomicBucketTable>
 struct FilterPathView {
-  const AtomicBucketTable& table;
+  const Table& table;
   const FilterHashRule& rule;
 
   std::uint32_t bucket_count() const noexcept { return rule.bucket_count(); }
@@ -86,14 +87,15 @@ struct FilterPathView {
 
 // Returns the shortest path found within the bounds, or nullopt if there is none.
 // REQUIRES: max_buckets >= 1.
-inline std::optional<CuckooPath> find_cuckoo_path(const AtomicBucketTable& table,
-                                                  const FilterHashRule& rule,
-                                                  const CuckooFilterPlacement& p,
-                                                  unsigned max_buckets) {
-  // One search object per thread: its buffers are reused across searches.
-  thread_local BucketPathSearch<kMaxPathLength> search;
+template <class Table>
+std::optional<CuckooPath> find_cuckoo_path(const Table& table, const FilterHashRule& rule,
+                                           const CuckooFilterPlacement& p, unsigned max_buckets) {
+  // One search object per thread (of the table's sync policy): its buffers are reused
+  // across searches.
+  auto& search =
+      Table::SyncPolicy::template thread_local_object<BucketPathSearch<kMaxPathLength>>();
   BucketPath<kMaxPathLength> found;
-  if (!search.find_path(FilterPathView{table, rule}, p.bucket1, p.bucket2,
+  if (!search.find_path(FilterPathView<Table>{table, rule}, p.bucket1, p.bucket2,
                         static_cast<unsigned>(kMaxPathLength), max_buckets, found)) {
     return std::nullopt;
   }

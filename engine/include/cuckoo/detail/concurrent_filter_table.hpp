@@ -55,8 +55,12 @@
 
 namespace cuckoo::detail {
 
-class AtomicBucketTable {
+template <class Sync = sync::StdSync>
+class BasicAtomicBucketTable {
+  using Word = typename Sync::template Atomic<std::uint64_t>;
+
  public:
+  using SyncPolicy = Sync;
   static constexpr unsigned kWordBits = 64;
   static constexpr int kNoSlot = -1;
 
@@ -77,14 +81,14 @@ class AtomicBucketTable {
 
   // REQUIRES: bucket_count >= 1, slots in {1, 2, 4, 8}, fingerprint_bits in 4..32, and
   // the caller has checked that bytes_for() is acceptable. All slots start empty.
-  AtomicBucketTable(std::uint32_t bucket_count, unsigned slots, unsigned fingerprint_bits)
+  BasicAtomicBucketTable(std::uint32_t bucket_count, unsigned slots, unsigned fingerprint_bits)
       : bucket_count_(bucket_count),
         slots_(slots),
         lane_bits_(lane_bits_for(fingerprint_bits)),
         lanes_per_word_(kWordBits / lane_bits_),
         word_count_(static_cast<std::size_t>(word_count_for(bucket_count, slots, fingerprint_bits))),
         // Value-initialized: every std::atomic<std::uint64_t> starts at 0 (all empty).
-        words_(std::make_unique<std::atomic<std::uint64_t>[]>(word_count_)) {
+        words_(std::make_unique<Word[]>(word_count_)) {
     assert(bucket_count >= 1 && std::has_single_bit(slots) && slots <= 8);
     const unsigned bucket_bits = slots * lane_bits_;
     if (bucket_bits <= kWordBits) {
@@ -249,12 +253,14 @@ class AtomicBucketTable {
   unsigned lane_bits_;
   unsigned lanes_per_word_;
   std::size_t word_count_;
-  std::unique_ptr<std::atomic<std::uint64_t>[]> words_;
+  std::unique_ptr<Word[]> words_;
   unsigned buckets_per_word_ = 1;
   unsigned words_per_bucket_ = 1;
   unsigned group_shift_ = 0;
   Masks masks_;  // one bucket's lanes (b * w <= 64) or one whole word's (b * w > 64)
 };
+
+using AtomicBucketTable = BasicAtomicBucketTable<>;
 
 // The stash: homeless items, each (fingerprint, bucket1, bucket2), under their own lock.
 // Entries are reachable only through the guards ReadLocked (const access) and Locked
@@ -279,14 +285,19 @@ class AtomicBucketTable {
 // lock and before its first store, so that a reader who sees any of its stores sees the
 // odd version on its second read (Boehm, "Can seqlocks get along with programming
 // language memory models?", 2012).
-class ConcurrentStash {
+template <class Sync = sync::StdSync>
+class BasicConcurrentStash {
+  template <class T>
+  using Atomic = typename Sync::template Atomic<T>;
+  using Lock = BasicVersionLock<Sync>;
+
  public:
   static constexpr unsigned kSlots = 4;
   using Placement = CuckooFilterPlacement;
 
-  ConcurrentStash() = default;
-  ConcurrentStash(const ConcurrentStash&) = delete;
-  ConcurrentStash& operator=(const ConcurrentStash&) = delete;
+  BasicConcurrentStash() = default;
+  BasicConcurrentStash(const BasicConcurrentStash&) = delete;
+  BasicConcurrentStash& operator=(const BasicConcurrentStash&) = delete;
 
   // A racy hint, exact for a given item while both its stripes are held (by the
   // invariant above): false means no entry at all. acquire: pairs with the release
@@ -297,7 +308,7 @@ class ConcurrentStash {
   // Read access under the stash lock.
   class ReadLocked {
    public:
-    explicit ReadLocked(const ConcurrentStash& stash) noexcept : stash_(stash), hold_(stash.lock_) {}
+    explicit ReadLocked(const BasicConcurrentStash& stash) noexcept : stash_(stash), hold_(stash.lock_) {}
     ReadLocked(const ReadLocked&) = delete;
     ReadLocked& operator=(const ReadLocked&) = delete;
 
@@ -308,17 +319,17 @@ class ConcurrentStash {
     unsigned count(const Placement& p) const noexcept { return stash_.count(p); }
 
    private:
-    const ConcurrentStash& stash_;
-    const std::lock_guard<VersionLock> hold_;
+    const BasicConcurrentStash& stash_;
+    const std::lock_guard<Lock> hold_;
   };
 
   // Read and write access under the stash lock.
   class Locked {
    public:
-    explicit Locked(ConcurrentStash& stash) noexcept : stash_(stash), hold_(stash.lock_) {
+    explicit Locked(BasicConcurrentStash& stash) noexcept : stash_(stash), hold_(stash.lock_) {
       // release: orders the lock's odd version before this section's stores, for the
       // seqlock readers (see try_contains).
-      std::atomic_thread_fence(std::memory_order_release);
+      Sync::fence(std::memory_order_release);
     }
     Locked(const Locked&) = delete;
     Locked& operator=(const Locked&) = delete;
@@ -363,8 +374,8 @@ class ConcurrentStash {
     // release: pairs with maybe_nonempty()'s acquire.
     void publish() noexcept { stash_.size_.store(stash_.count(), std::memory_order_release); }
 
-    ConcurrentStash& stash_;
-    const std::lock_guard<VersionLock> hold_;
+    BasicConcurrentStash& stash_;
+    const std::lock_guard<Lock> hold_;
   };
 
   // The stash lock's version: it moves on every acquisition, so tests can see whether
@@ -381,7 +392,7 @@ class ConcurrentStash {
     const unsigned n = std::min(count_.load(std::memory_order_relaxed), kSlots);
     for (unsigned k = 0; k < n; ++k) found = found || same_item(entry(k), p);  // bound: kSlots
     // acquire: the loads above happen before the version is read again.
-    std::atomic_thread_fence(std::memory_order_acquire);
+    Sync::fence(std::memory_order_acquire);
     if (lock_.version_relaxed() != before) return std::nullopt;
     return found;
   }
@@ -389,9 +400,9 @@ class ConcurrentStash {
  private:
   // One entry, as three words that a seqlock reader may load while a holder stores.
   struct Entry {
-    std::atomic<std::uint32_t> bucket1{0};
-    std::atomic<std::uint32_t> bucket2{0};
-    std::atomic<std::uint32_t> fingerprint{0};
+    Atomic<std::uint32_t> bucket1{0};
+    Atomic<std::uint32_t> bucket2{0};
+    Atomic<std::uint32_t> fingerprint{0};
   };
 
   unsigned count() const noexcept { return count_.load(std::memory_order_relaxed); }
@@ -431,10 +442,12 @@ class ConcurrentStash {
   }
 
   // The lock is taken from const contexts (lookups); it is not logical state.
-  mutable VersionLock lock_;
+  mutable Lock lock_;
   std::array<Entry, kSlots> entries_{};      // written under lock_
-  std::atomic<unsigned> count_{0};           // written under lock_
-  std::atomic<unsigned> size_{0};            // == count_, readable without the lock
+  Atomic<unsigned> count_{0};                // written under lock_
+  Atomic<unsigned> size_{0};                 // == count_, readable without the lock
 };
+
+using ConcurrentStash = BasicConcurrentStash<>;
 
 }  // namespace cuckoo::detail

@@ -82,6 +82,9 @@ struct StripedFilterPolicy {
   // from bucket2 to bucket1 in between.
   static constexpr bool kValidateOptimisticReads = true;
   static void window(StripedWindow) noexcept {}
+  // The sync policy (cuckoo/sync/policy.hpp) of the table, the stripes and the stash;
+  // the suite's explore/ layer substitutes its checking policy.
+  using Sync = sync::StdSync;
 };
 
 template <class Policy = StripedFilterPolicy>
@@ -89,6 +92,10 @@ class StripedFilter {
  public:
   using Placement = CuckooFilterPlacement;
   using Stats = StripedFilterStats;
+  using Sync = typename Policy::Sync;
+  using Table = BasicAtomicBucketTable<Sync>;
+  using Stripes = BasicLockStripes<NoStripePayload, Sync>;
+  using Stash = BasicConcurrentStash<Sync>;
 
   // Path searches per insert before the item goes to the stash (or kFull).
   static constexpr unsigned kMaxPathAttempts = 8;
@@ -119,7 +126,7 @@ class StripedFilter {
   InsertResult insert(std::uint64_t h) {
     const Placement p = rule_.placement(h);
     {
-      const StripeGuard<2> held(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2)});
+      const StripeGuard<2, Stripes> held(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2)});
       if (const std::optional<InsertResult> done = insert_locked(p)) return *done;
       // Return paths above: stripe(b1), stripe(b2) released by `held`.
     }
@@ -132,10 +139,10 @@ class StripedFilter {
   // held while reading, released on return.
   bool contains(std::uint64_t h) const {
     const Placement p = rule_.placement(h);
-    sync::detail::SpinWait spin;
+    typename Sync::SpinWait spin;
     // Bound: kMaxOptimisticReads attempts, then the locked read.
     for (unsigned attempt = 0; attempt < kMaxOptimisticReads; ++attempt) {
-      const OptimisticRead<2> read(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2)});
+      const OptimisticRead<2, Stripes> read(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2)});
       if (!read.started()) {  // a writer holds a stripe: its hop takes a few stores
         count(Counter::kOptimisticRetries);
         spin.wait();
@@ -160,7 +167,7 @@ class StripedFilter {
       count(Counter::kOptimisticRetries);
     }
     count(Counter::kLockedReads);
-    const StripeGuard<2> held(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2)});
+    const StripeGuard<2, Stripes> held(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2)});
     return holds_locked(p);
   }
 
@@ -168,13 +175,13 @@ class StripedFilter {
   // copy is in the stash or a stash entry may move into the freed slot.
   bool erase(std::uint64_t h) {
     const Placement p = rule_.placement(h);
-    const StripeGuard<2> held(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2)});
+    const StripeGuard<2, Stripes> held(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2)});
     std::uint32_t freed = p.bucket1;
     if (!table_.remove_one(p.bucket1, p.fingerprint)) {
       freed = p.bucket2;
       if (!table_.remove_one(p.bucket2, p.fingerprint)) {
         if (!stash_.maybe_nonempty()) return false;  // (I2): exact for p
-        ConcurrentStash::Locked stash(stash_);
+        typename Stash::Locked stash(stash_);
         const unsigned k = stash.find(p);
         if (k == kStashSlots) return false;
         stash.remove(k);
@@ -208,8 +215,8 @@ class StripedFilter {
   // (ascending), then the stash lock. Safe concurrently with every operation; each
   // runs entirely before or after it.
   void clear() noexcept {
-    const AllStripesGuard all(stripes_, kAllStripes);
-    ConcurrentStash::Locked stash(stash_);
+    const StripeGuard<0, Stripes> all(stripes_, kAllStripes);
+    typename Stash::Locked stash(stash_);
     // Every counter change happens under some stripe, so with all held the count is
     // exact; cancel it by counting that many erases.
     const std::uint64_t stored = size();
@@ -237,11 +244,11 @@ class StripedFilter {
   std::size_t memory_bytes() const noexcept {
     return table_.memory_bytes() + stripes_.memory_bytes() + sizeof(*this);
   }
-  const AtomicBucketTable& table() const noexcept { return table_; }
+  const Table& table() const noexcept { return table_; }
 
   // The stash entries, oldest first (a copy taken under the stash lock).
   std::vector<Placement> stash_entries() const {
-    const ConcurrentStash::ReadLocked stash(stash_);
+    const typename Stash::ReadLocked stash(stash_);
     std::vector<Placement> out;
     for (unsigned k = 0; k < stash.size(); ++k) out.push_back(stash[k]);
     return out;
@@ -290,7 +297,7 @@ class StripedFilter {
   unsigned copies_locked(const Placement& p) const noexcept {
     unsigned n = table_.count(p.bucket1, p.fingerprint);
     if (p.bucket2 != p.bucket1) n += table_.count(p.bucket2, p.fingerprint);
-    if (stash_.maybe_nonempty()) n += ConcurrentStash::ReadLocked(stash_).count(p);
+    if (stash_.maybe_nonempty()) n += typename Stash::ReadLocked(stash_).count(p);
     return n;
   }
 
@@ -298,7 +305,7 @@ class StripedFilter {
     if (table_.contains(p.bucket1, p.fingerprint) || table_.contains(p.bucket2, p.fingerprint)) {
       return true;
     }
-    return stash_.maybe_nonempty() && ConcurrentStash::ReadLocked(stash_).contains(p);
+    return stash_.maybe_nonempty() && typename Stash::ReadLocked(stash_).contains(p);
   }
 
   // The copy limit, then direct placement into b1, else b2. Returns the outcome, or
@@ -345,7 +352,7 @@ class StripedFilter {
     for (std::size_t k = path.hops.size(); k > 1; --k) {  // bound: kMaxPathLength hops
       const PathHop& hop = path.hops[k - 1];
       const std::uint32_t target = path.target_of(k - 1);
-      const StripeGuard<2> held(stripes_, {stripe_of(hop.bucket), stripe_of(target)});
+      const StripeGuard<2, Stripes> held(stripes_, {stripe_of(hop.bucket), stripe_of(target)});
       if (!move_hop_locked(hop, target)) return false;  // both stripes released
     }
     return true;
@@ -358,7 +365,7 @@ class StripedFilter {
       return false;
     }
     const int free_slot = table_.find(target, 0);
-    if (free_slot == AtomicBucketTable::kNoSlot) return false;
+    if (free_slot == Table::kNoSlot) return false;
     // Copy first, then empty the source: a lock-free reader that ignores versions sees
     // the item twice rather than not at all (validated readers see neither state).
     table_.set(target, static_cast<unsigned>(free_slot), hop.fingerprint);
@@ -373,7 +380,7 @@ class StripedFilter {
   // longer applies (retry). Locks on return: none.
   std::optional<InsertResult> finish_path(const Placement& p, const CuckooPath& path) {
     const std::uint32_t target = path.hops.empty() ? p.bucket1 : path.target_of(0);
-    const StripeGuard<3> held(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2),
+    const StripeGuard<3, Stripes> held(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2),
                                          stripe_of(target)});
     if (const std::optional<InsertResult> done = insert_locked(p)) return done;
     if (path.hops.empty()) return std::nullopt;  // the room the search saw is gone
@@ -387,9 +394,9 @@ class StripedFilter {
   // No path: the copy limit, direct placement, then the stash, else kFull (nothing
   // changed). Locks on return: none; inside: stripe(b1), stripe(b2), then the stash.
   InsertResult insert_into_stash(const Placement& p) {
-    const StripeGuard<2> held(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2)});
+    const StripeGuard<2, Stripes> held(stripes_, {stripe_of(p.bucket1), stripe_of(p.bucket2)});
     if (const std::optional<InsertResult> done = insert_locked(p)) return *done;
-    ConcurrentStash::Locked stash(stash_);
+    typename Stash::Locked stash(stash_);
     if (stash.full()) {
       count(Counter::kFullRejections);
       return InsertResult::kFull;
@@ -404,7 +411,7 @@ class StripedFilter {
   // one of their buckets into it while it has room. REQUIRES: stripe(bucket) held;
   // takes the stash lock and returns with it released.
   [[gnu::noinline]] void rehome_into(std::uint32_t bucket) noexcept {
-    ConcurrentStash::Locked stash(stash_);
+    typename Stash::Locked stash(stash_);
     for (unsigned k = 0; k < stash.size();) {  // bound: kStashSlots; each step ends or shrinks
       const Placement e = stash[k];
       if ((e.bucket1 == bucket || e.bucket2 == bucket) && table_.try_place(bucket, e.fingerprint)) {
@@ -417,13 +424,13 @@ class StripedFilter {
   }
 
   const FilterHashRule rule_;
-  AtomicBucketTable table_;
-  const LockStripes stripes_;
+  Table table_;
+  const Stripes stripes_;
   const std::uint32_t stripe_mask_;
   const unsigned fingerprint_bits_;
   const unsigned max_kicks_;
   const unsigned search_budget_;
-  ConcurrentStash stash_;
+  Stash stash_;
   mutable sync::detail::ShardedCounters<static_cast<std::size_t>(Counter::kCount)> counters_;
 };
 

@@ -13,7 +13,8 @@
 //       condition ("wait until another thread writes");
 //   template <class T> static T& thread_local_object();  one default-constructed T per
 //       thread of the policy (an OS thread for StdSync, a logical thread under the
-//       scheduler), destroyed when that thread ends.
+//       scheduler), destroyed when that thread ends;
+//   static void fence(std::memory_order);     std::atomic_thread_fence.
 // Thread safety: as std::atomic and thread_local.
 #pragma once
 
@@ -32,6 +33,7 @@ struct StdSync {
     thread_local T object;
     return object;
   }
+  static void fence(std::memory_order order) noexcept { std::atomic_thread_fence(order); }
 };
 
 }  // namespace cuckoo::sync

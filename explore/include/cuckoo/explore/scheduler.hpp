@@ -105,10 +105,9 @@ void wrote() noexcept;
 // A spin's wait(): blocks the calling thread until some other thread writes.
 void spin();
 // The calling logical thread's object of `type`, made on first use; nullptr outside an
-// exploration. destroy runs when the thread's execution completes; release (frees
-// without destroying) when it is abandoned after a failure.
-void* thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*),
-                    void (*release)(void*));
+// exploration. destroy runs when the thread's execution completes; an execution
+// abandoned after a failure keeps its objects (see Run::execute).
+void* thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*));
 bool active() noexcept;
 }  // namespace hooks
 

@@ -93,20 +93,16 @@ struct Sync {
   static T& thread_local_object() noexcept {
     void* object = hooks::thread_object(
         typeid(T), [] { return static_cast<void*>(new T()); },
-        [](void* p) { delete static_cast<T*>(p); },
-        [](void* p) {  // frees without destroying: an abandoned execution's object
-          if constexpr (alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
-            ::operator delete(p, std::align_val_t{alignof(T)});
-          } else {
-            ::operator delete(p);
-          }
-        });
+        [](void* p) { delete static_cast<T*>(p); });
     if (object == nullptr) {
       thread_local T fallback;
       return fallback;
     }
     return *static_cast<T*>(object);
   }
+
+  // Every step is sequentially consistent here: a fence orders nothing more.
+  static void fence(std::memory_order) noexcept {}
 };
 
 }  // namespace cuckoo::explore
