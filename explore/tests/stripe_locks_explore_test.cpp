@@ -84,7 +84,7 @@ ex::Scenario seqlock(unsigned writers, unsigned rounds, unsigned readers) {
 void report(const char* what, const ex::Result& r) { std::printf("[explore] %s: %s\n", what, r.summary().c_str()); }
 
 TEST(StripeLocksExplored, OppositeOrdersNeverDeadlockAndReadsAreWhole) {
-  const ex::Result r = ex::bounded(seqlock(2, 1, 1), long_lane() ? 4 : 2, 5'000'000);
+  const ex::Result r = ex::bounded(seqlock(2, 1, 1), long_lane() ? 3 : 2, 5'000'000);
   report("stripes 2 writers + 1 reader bounded", r);
   EXPECT_FALSE(r.failed) << r.message;
   EXPECT_TRUE(r.complete) << r.summary();
