@@ -306,6 +306,19 @@ Plot space_plot() {
   return plot;
 }
 
+// The figures every C4 filter row ends with: f, the load reached, and the measured
+// false-positive rate against the target eps.
+void add_space_measurement_figures(ClaimResult& r, const m::SpaceMeasurement& s) {
+  r.figures.push_back(plain("fingerprint bits f", s.f, "smallest f with 1-(1-q)^(2bL) <= eps at the reached load"));
+  r.figures.push_back(plain("load at first failed insert", s.load));
+  Figure fr = rate("false-positive rate", s.fpr.count, s.fpr.queries);
+  fr.bound = s.eps;
+  fr.relation = "<=";
+  fr.note = "at most " + num(s.eps_max_count) + " of " + num(s.fpr.queries) + " allowed at eps (alpha 1e-9); " +
+            kCiNote;
+  r.figures.push_back(fr);
+}
+
 TaskOutput run_c4_filter(const TaskContext& ctx, const m::StatisticalSizes& sizes) {
   TaskOutput out;
   PlotSeries cuckoo{"cuckoo filter b=4 (f/load)", false, {}};
@@ -343,16 +356,7 @@ TaskOutput run_c4_filter(const TaskContext& ctx, const m::StatisticalSizes& size
     r.figures.push_back(bounded("bits per item reported by the filter", s.engine_bits_per_item, s.bits_per_item,
                                 "==", "bits_per_item(): slot_count * f / size", "bits/item"));
     r.figures.push_back(plain("information-theoretic minimum log2(1/eps)", s.lower_bound, {}, "bits/item"));
-    r.figures.push_back(plain("fingerprint bits f", s.f, "smallest f with 1-(1-q)^(2bL) <= eps at the reached load"));
-    r.figures.push_back(plain("load at first failed insert", s.load));
-    {
-      Figure fr = rate("false-positive rate", s.fpr.count, s.fpr.queries);
-      fr.bound = eps;
-      fr.relation = "<=";
-      fr.note = "at most " + num(s.eps_max_count) + " of " + num(s.fpr.queries) + " allowed at eps (alpha 1e-9); " +
-                kCiNote;
-      r.figures.push_back(fr);
-    }
+    add_space_measurement_figures(r, s);
     r.seconds = seconds_since(start);
     out.results.push_back(std::move(r));
     const double x = std::log10(eps);
@@ -408,16 +412,7 @@ TaskOutput run_c4_semi_sorted(const TaskContext& ctx, const m::StatisticalSizes&
                                 "==", "bits_per_item(): bucket bits (4f - 4) x buckets / size", "bits/item"));
     r.figures.push_back(plain("Bloom bits per item at the target eps", s.bloom_bound,
                               "1.44 log2(1/eps); not the verdict (whole-bit f overshoots eps)", "bits/item"));
-    r.figures.push_back(plain("fingerprint bits f", s.f, "smallest f with 1-(1-q)^(2bL) <= eps at the reached load"));
-    r.figures.push_back(plain("load at first failed insert", s.load));
-    {
-      Figure fr = rate("false-positive rate", s.fpr.count, s.fpr.queries);
-      fr.bound = eps;
-      fr.relation = "<=";
-      fr.note = "at most " + num(s.eps_max_count) + " of " + num(s.fpr.queries) + " allowed at eps (alpha 1e-9); " +
-                kCiNote;
-      r.figures.push_back(fr);
-    }
+    add_space_measurement_figures(r, s);
     r.seconds = seconds_since(start);
     out.results.push_back(std::move(r));
     semi.points.push_back(point(std::log10(eps), s.bits_per_item));
