@@ -271,12 +271,14 @@ std::string Run::execute() {
   Run* const outer = g_run;
   g_run = this;
   std::vector<unsigned> runnable;
+  std::vector<unsigned> blocked;
   runnable.reserve(n);
+  blocked.reserve(n);
   bool completed = false;
   // Bound: each iteration is one step of some thread; at most max_steps + n + 1.
   while (failure_.empty()) {
     runnable.clear();
-    std::vector<unsigned> blocked;
+    blocked.clear();
     for (unsigned i = 0; i < n; ++i) {
       Fiber& f = fibers_[i];
       if (f.finished) continue;

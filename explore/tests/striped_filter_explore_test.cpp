@@ -52,14 +52,20 @@ struct Shared {
   std::vector<std::uint64_t> kept;  // inserted by the threads and not erased
 };
 
+// Fills a fresh filter with the first kPrefilled keys from key_hash(first) on that it
+// takes, recorded in s.prefilled; runs outside the exploration (plain atomics).
+template <class Policy>
+void prefill(Shared<Policy>& s, std::uint64_t first) {
+  for (std::uint64_t i = first; s.prefilled.size() < kPrefilled; ++i) {
+    if (s.filter.insert(key_hash(i)) == InsertResult::kInserted) s.prefilled.push_back(key_hash(i));
+  }
+}
+
 template <class Policy>
 ex::Scenario churn() {
   return [] {
     auto s = std::make_shared<Shared<Policy>>();
-    // Prefilled outside the exploration (plain atomics, no scheduling points).
-    for (std::uint64_t i = 0; s->prefilled.size() < kPrefilled; ++i) {
-      if (s->filter.insert(key_hash(i)) == InsertResult::kInserted) s->prefilled.push_back(key_hash(i));
-    }
+    prefill(*s, 0);
     ex::Execution e;
     e.state = s;
     e.threads.push_back([s] {  // inserts two items that need paths, checks each after
@@ -162,9 +168,7 @@ template <class Policy>
 ex::Scenario lookup_during_hop(Moved moved) {
   return [moved] {
     auto s = std::make_shared<Shared<Policy>>();
-    for (std::uint64_t i = moved.first; s->prefilled.size() < kPrefilled; ++i) {
-      if (s->filter.insert(key_hash(i)) == InsertResult::kInserted) s->prefilled.push_back(key_hash(i));
-    }
+    prefill(*s, moved.first);
     ex::Execution e;
     e.state = s;
     e.threads.push_back([s, moved] { (void)s->filter.insert(moved.key); });
@@ -197,9 +201,7 @@ ex::Scenario erase_and_refill_during_search(Moved moved) {
   }
   return [moved, refill] {
     auto s = std::make_shared<Shared<Policy>>();
-    for (std::uint64_t i = moved.first; s->prefilled.size() < kPrefilled; ++i) {
-      if (s->filter.insert(key_hash(i)) == InsertResult::kInserted) s->prefilled.push_back(key_hash(i));
-    }
+    prefill(*s, moved.first);
     ex::Execution e;
     e.state = s;
     e.threads.push_back([s, moved] { (void)s->filter.insert(moved.key); });
