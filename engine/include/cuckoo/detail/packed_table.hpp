@@ -257,10 +257,7 @@ class BasicPackedTable {
   // REQUIRES: semi_sorted(), bucket < bucket_count(), fp < 2^bits().
   bool semi_contains(std::uint32_t bucket, std::uint32_t fp) const noexcept {
     assert(semi_ && bucket < bucket_count_);
-    if (!semi_one_word_) [[unlikely]] {
-      const Decoded v = semi_decode(bucket);
-      return v[0] == fp || v[1] == fp || v[2] == fp || v[3] == fp;
-    }
+    if (!semi_one_word_) [[unlikely]] return find(bucket, fp) != kNoSlot;  // decodes
     return semi_match(semi_word(bucket), fp);
   }
 
