@@ -169,15 +169,17 @@ concept ConcurrentFilterLike =
 // ---------------------------------------------------------------------------------
 // Coarse design.
 
-template <class Hasher = DefaultHasher>
+// Sync: the sync policy of the lock (policy.hpp); the verification suite's explorer
+// instantiates the class with its checking policy.
+template <class Hasher = DefaultHasher, class Sync = sync::StdSync>
 class BasicCoarseConcurrentFilter
-    : public detail::FilterKeyOps<BasicCoarseConcurrentFilter<Hasher>, Hasher> {
+    : public detail::FilterKeyOps<BasicCoarseConcurrentFilter<Hasher, Sync>, Hasher> {
   using KeyOps = detail::FilterKeyOps<BasicCoarseConcurrentFilter, Hasher>;
 
  public:
   using Filter = BasicCuckooFilter<Hasher>;
   using Placement = CuckooFilterPlacement;
-  using Lock = sync::ElidedLock<sync::McsLock>;
+  using Lock = sync::BasicElidedLock<sync::BasicMcsLock<Sync>, Sync>;
   static constexpr ConcurrentFilterDesign kDesign = ConcurrentFilterDesign::kCoarseElided;
   static constexpr unsigned kStashSlots = Filter::kStashSlots;
 
@@ -187,7 +189,9 @@ class BasicCoarseConcurrentFilter
   explicit BasicCoarseConcurrentFilter(const CuckooFilterConfig& config,
                                        sync::HtmPolicy policy = sync::HtmPolicy::automatic(),
                                        Hasher hasher = Hasher())
-      : filter_(validated(config, policy), std::move(hasher)), lock_(std::move(policy)) {}
+      : filter_(validated(config, policy), std::move(hasher)), lock_(std::move(policy)) {
+    lock_.protect(filter_);  // the critical sections write filter_ (plain memory)
+  }
 
   BasicCoarseConcurrentFilter(const BasicCoarseConcurrentFilter&) = delete;
   BasicCoarseConcurrentFilter& operator=(const BasicCoarseConcurrentFilter&) = delete;
@@ -231,7 +235,8 @@ class BasicCoarseConcurrentFilter
   // inspect slots). Read mode without elision (the copy allocates, which would abort a
   // transaction): the MCS lock is held while copying, released on return.
   Filter snapshot() const {
-    const sync::ElidedGuard<sync::ReadMode, sync::McsLock> held(lock_, sync::kNoElision);
+    const sync::ElidedGuard<sync::ReadMode, sync::BasicMcsLock<Sync>, Sync> held(lock_,
+                                                                               sync::kNoElision);
     return filter_;
   }
   CuckooFilterStats filter_stats() const {

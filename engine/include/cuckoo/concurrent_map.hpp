@@ -114,8 +114,11 @@ namespace cuckoo {
 // hardware transaction a critical section may run more than once (aborted runs are
 // rolled back without a trace); CuckooMap's operations have no effect outside the map,
 // so that is invisible.
+//
+// Sync: the sync policy of the lock (policy.hpp); the verification suite's explorer
+// instantiates the class with its checking policy.
 template <class K, class V, unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
-          class KeyEqual = std::equal_to<K>>
+          class KeyEqual = std::equal_to<K>, class Sync = sync::StdSync>
   requires HasherFor<Hasher, K>
 class CoarseConcurrentMap {
   static_assert(std::is_copy_constructible_v<V>, "find() returns a copy of the value");
@@ -128,7 +131,7 @@ class CoarseConcurrentMap {
   using size_type = std::size_t;
   using hasher = Hasher;
   using key_equal = KeyEqual;
-  using lock_type = sync::ElidedLock<sync::McsLock>;
+  using lock_type = sync::BasicElidedLock<sync::BasicMcsLock<Sync>, Sync>;
 
   static constexpr unsigned kSlotsPerBucket = SlotsPerBucket;
 
@@ -136,7 +139,9 @@ class CoarseConcurrentMap {
   explicit CoarseConcurrentMap(const CuckooMapConfig& config = {},
                                sync::HtmPolicy policy = sync::HtmPolicy::automatic(),
                                Hasher hash_fn = {}, KeyEqual equal_fn = {})
-      : lock_(std::move(policy)), map_(config, std::move(hash_fn), std::move(equal_fn)) {}
+      : lock_(std::move(policy)), map_(config, std::move(hash_fn), std::move(equal_fn)) {
+    lock_.protect(map_);  // the critical sections write map_ (plain memory)
+  }
 
   CoarseConcurrentMap(const CoarseConcurrentMap&) = delete;
   CoarseConcurrentMap& operator=(const CoarseConcurrentMap&) = delete;
@@ -241,11 +246,11 @@ class CoarseConcurrentMap {
   // Write section without elision: clearing and rebuilding touch the whole table, more
   // than a transaction holds.
   void clear() {
-    const sync::ElidedGuard<sync::WriteMode> guard(lock_, sync::kNoElision);
+    const Guard<sync::WriteMode> guard(lock_, sync::kNoElision);
     map_.clear();
   }
   bool reserve(std::size_t n) {
-    const sync::ElidedGuard<sync::WriteMode> guard(lock_, sync::kNoElision);
+    const Guard<sync::WriteMode> guard(lock_, sync::kNoElision);
     return map_.reserve(n);
   }
 
@@ -253,7 +258,7 @@ class CoarseConcurrentMap {
   // REQUIRES: f does not call into this map.
   template <class F>
   void for_each(F&& f) const {
-    const sync::ElidedGuard<sync::ReadMode> guard(lock_, sync::kNoElision);
+    const Guard<sync::ReadMode> guard(lock_, sync::kNoElision);
     for (const value_type& item : map_) std::invoke(f, item.first, item.second);
   }
   std::vector<value_type> snapshot() const {
@@ -262,19 +267,22 @@ class CoarseConcurrentMap {
     return items;
   }
   std::string check_invariants() const {
-    const sync::ElidedGuard<sync::ReadMode> guard(lock_, sync::kNoElision);
+    const Guard<sync::ReadMode> guard(lock_, sync::kNoElision);
     return map_.check_invariants();
   }
 
   // Statistics: the map's (a copy taken in a read section) and the lock's.
   CuckooMapStats map_stats() const {
-    const sync::ElidedGuard<sync::ReadMode> guard(lock_, sync::kNoElision);
+    const Guard<sync::ReadMode> guard(lock_, sync::kNoElision);
     return map_.stats();
   }
   sync::ElisionStats lock_stats() const noexcept { return lock_.stats(); }
   const sync::HtmPolicy& policy() const noexcept { return lock_.policy(); }
 
  private:
+  template <class Mode>
+  using Guard = sync::ElidedGuard<Mode, sync::BasicMcsLock<Sync>, Sync>;
+
   mutable lock_type lock_;
   map_type map_;  // guarded by lock_
 };

@@ -100,6 +100,14 @@
 // release), and before fallback holders by drain_transactions() (mutex release in
 // end(), acquire in the drain).
 //
+// Sync policy (policy.hpp): BasicElidedLock<Fallback, Sync> takes its transaction
+// primitive (Sync::Htm) and its spin from Sync; ElidedLock<Fallback> is the production
+// lock (StdSync: sync::Htm, real RTM). Under the suite's checking policy the same code
+// runs emulated transactions that the interleaving explorer aborts at any scheduling
+// point of the critical section and on any conflicting access, with every effect
+// discarded; a lock whose critical sections write plain memory (not Sync atomics)
+// declares that memory with protect() so that such an abort can restore it.
+//
 // Thread safety: all members may be used concurrently; a thread must not acquire an
 // ElidedLock it holds (not recursive). Guards are scoped RAII objects: nothing unlocks
 // by hand. Exceptions from a critical section leave through the guard's destructor,
@@ -214,11 +222,13 @@ enum class ElisionCounter : std::size_t {
 
 }  // namespace detail
 
-template <ElisionModeTag Mode, ElisionFallback Fallback>
+template <ElisionModeTag Mode, ElisionFallback Fallback, class Sync>
 class ElidedGuard;
 
-template <ElisionFallback Fallback = McsLock>
-class ElidedLock {
+template <ElisionFallback Fallback = McsLock, class Sync = StdSync>
+class BasicElidedLock {
+  using Htm = typename Sync::Htm;
+
  public:
   // Transaction attempts after the first before the fallback lock is taken (the seed's
   // MAX_RETRIES, which counts attempts, is kMaxTransactionRetries + 1).
@@ -229,10 +239,18 @@ class ElidedLock {
   static constexpr std::uint8_t kLockBusyAbortCode = 1;
 
   // Throws ConfigError if the policy is invalid (HtmPolicy::validate()).
-  explicit ElidedLock(HtmPolicy policy = HtmPolicy::automatic()) : htm_(std::move(policy)) {}
+  explicit BasicElidedLock(HtmPolicy policy = HtmPolicy::automatic()) : htm_(std::move(policy)) {}
 
-  ElidedLock(const ElidedLock&) = delete;
-  ElidedLock& operator=(const ElidedLock&) = delete;
+  BasicElidedLock(const BasicElidedLock&) = delete;
+  BasicElidedLock& operator=(const BasicElidedLock&) = delete;
+
+  // Declares `object` as plain memory the critical sections of this lock write, so that
+  // an emulated transaction of the checking policy can restore it when it aborts (see
+  // Htm::protect). Production: no effect. REQUIRES: `object` outlives the lock.
+  template <class T>
+  void protect(T& object) noexcept {
+    htm_.protect(object);
+  }
 
   // Runs f() as one critical section in the given mode and returns what it returns.
   // Under hardware transactions f may run more than once (aborted runs are rolled back
@@ -241,7 +259,7 @@ class ElidedLock {
   // the fallback lock). Locks held: as the guard (see the top of this file).
   template <ElisionModeTag Mode, class F>
   std::invoke_result_t<F&&> with(Mode, F&& f) {
-    const ElidedGuard<Mode, Fallback> guard(*this);
+    const ElidedGuard<Mode, Fallback, Sync> guard(*this);
     return std::invoke(std::forward<F>(f));
   }
   template <class F>
@@ -291,7 +309,7 @@ class ElidedLock {
   }
 
  private:
-  template <ElisionModeTag, ElisionFallback>
+  template <ElisionModeTag, ElisionFallback, class>
   friend class ElidedGuard;
 
   // Listing 1.1. Returns the path taken; locks held on return: see the top.
@@ -360,7 +378,7 @@ class ElidedLock {
   // Listing 1.1 lines 23-24. Documented spin: lasts as long as fallback holders hold
   // the lock (and waiters wait for it).
   void wait_until_unlocked() const noexcept {
-    detail::SpinWait spin;
+    typename Sync::SpinWait spin;
     while (fallback_.is_locked()) spin.wait();
   }
 
@@ -381,12 +399,12 @@ class ElidedLock {
 //   ElidedGuard<WriteMode> guard(lock);               // elide, fall back if needed
 //   ElidedGuard<ReadMode> guard(lock);
 //   ElidedGuard<WriteMode> guard(lock, kNoElision);   // fallback lock directly
-template <ElisionModeTag Mode, ElisionFallback Fallback = McsLock>
+template <ElisionModeTag Mode, ElisionFallback Fallback = McsLock, class Sync = StdSync>
 class ElidedGuard {
  public:
-  explicit ElidedGuard(ElidedLock<Fallback>& lock) noexcept
+  explicit ElidedGuard(BasicElidedLock<Fallback, Sync>& lock) noexcept
       : lock_(lock), path_(lock.template acquire<Mode>()) {}
-  ElidedGuard(ElidedLock<Fallback>& lock, NoElision) noexcept
+  ElidedGuard(BasicElidedLock<Fallback, Sync>& lock, NoElision) noexcept
       : lock_(lock), path_(lock.acquire_without_elision(Mode::kMode)) {}
 
   ElidedGuard(const ElidedGuard&) = delete;
@@ -399,9 +417,13 @@ class ElidedGuard {
   static constexpr ElisionMode mode() noexcept { return Mode::kMode; }
 
  private:
-  ElidedLock<Fallback>& lock_;
+  BasicElidedLock<Fallback, Sync>& lock_;
   const ElisionPath path_;
 };
+
+// The production lock: sync::Htm (RTM where the CPU has it) and std::atomic.
+template <ElisionFallback Fallback = McsLock>
+using ElidedLock = BasicElidedLock<Fallback, StdSync>;
 
 template <ElisionFallback Fallback = McsLock>
 using ElidedReadGuard = ElidedGuard<ReadMode, Fallback>;

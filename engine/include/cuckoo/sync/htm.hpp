@@ -459,6 +459,14 @@ class Htm {
     const std::lock_guard<std::mutex> drained(emulation_mutex_);
   }
 
+  // Declares an object the critical sections write as plain memory (not through
+  // atomics). Nothing to do here: a hardware transaction rolls back every write, and
+  // the emulated transactions of this class never abort after their first write (see
+  // the top). The checking policy's Htm copies the object when a transaction starts
+  // and restores it when the transaction aborts.
+  template <class T>
+  void protect(T& /*object*/) noexcept {}
+
   const HtmPolicy& policy() const noexcept { return policy_; }
   HtmBackend backend() const noexcept { return policy_.backend; }
   // kHardware on a machine (or build) without RTM behaves as kDisabled.

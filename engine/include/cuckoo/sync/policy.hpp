@@ -15,6 +15,11 @@
 //       thread of the policy (an OS thread for StdSync, a logical thread under the
 //       scheduler), destroyed when that thread ends;
 //   static void fence(std::memory_order);     std::atomic_thread_fence.
+//   using Htm = ...;                          the transaction primitive of lock elision,
+//       with sync::Htm's interface (htm.hpp): begin/end/abort, in_transaction,
+//       drain_transactions, protect, policy and statistics. StdSync's is sync::Htm (real
+//       RTM and its test backends); the checking policy's runs emulated transactions
+//       that abort at any scheduling point and on any conflicting access.
 // Thread safety: as std::atomic and thread_local.
 #pragma once
 
@@ -23,6 +28,8 @@
 #include "cuckoo/sync/detail/spin.hpp"
 
 namespace cuckoo::sync {
+
+class Htm;  // htm.hpp; only the code that elides locks needs it complete
 
 struct StdSync {
   template <class T>
@@ -34,6 +41,7 @@ struct StdSync {
     return object;
   }
   static void fence(std::memory_order order) noexcept { std::atomic_thread_fence(order); }
+  using Htm = sync::Htm;
 };
 
 }  // namespace cuckoo::sync
