@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <optional>
@@ -21,6 +22,7 @@
 
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/hash.hpp"
+#include "cuckoo/sync/htm.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CUCKOO_EXPLORE_ASAN 1
@@ -41,6 +43,7 @@
 extern "C" void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, std::size_t size);
 extern "C" void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old,
                                                 std::size_t* size_old);
+extern "C" void __asan_unpoison_memory_region(const volatile void* addr, std::size_t size);
 #endif
 #ifdef CUCKOO_EXPLORE_TSAN
 extern "C" void* __tsan_get_current_fiber();
@@ -52,13 +55,32 @@ extern "C" void __tsan_switch_to_fiber(void* fiber, unsigned flags);
 namespace cuckoo::explore {
 namespace {
 
-// What a strategy sees at a decision: the runnable threads (ascending) and the thread
-// that ran last if it can continue.
+// A choice: a thread number, with kAbortChoice set for "abort this thread's open
+// transaction, then run the thread" (written "2a").
+constexpr unsigned kAbortChoice = 1U << 30;
+constexpr unsigned thread_of(unsigned choice) { return choice & ~kAbortChoice; }
+
+// What a strategy sees at a decision: the runnable threads (ascending), the thread that
+// ran last if it can continue, and the runnable threads whose open transaction may be
+// aborted here.
 struct Decision {
   const std::vector<unsigned>& runnable;
   std::optional<unsigned> current;
   std::uint64_t step;
+  const std::vector<unsigned>& abortable;
 };
+
+// A preemption: switching away from a thread that could continue, or aborting a
+// transaction.
+bool preempts(unsigned choice, std::optional<unsigned> current) {
+  return (choice & kAbortChoice) != 0 || (current && choice != *current);
+}
+
+// One abort choice in this many, where the random strategies may abort a transaction.
+constexpr std::uint64_t kAbortOneIn = 8;
+
+// The status of an abort the explorer chooses: no reason bit, as an interrupt gives.
+constexpr std::uint32_t kChosenAbortStatus = 0;
 
 class Chooser {
  public:
@@ -74,6 +96,54 @@ struct ObjectSlot {
   void (*destroy)(void*) = nullptr;
 };
 
+// A logical thread's emulated transaction (see scheduler.hpp, "Transactions").
+struct Tx {
+  const void* htm = nullptr;  // open iff not null
+  bool doomed = false;        // aborted while suspended; jumps back into begin on resume
+  bool resuming = false;      // set just before that jump
+  std::uint32_t status = 0;   // the abort status begin() returns the second time
+  ucontext_t context{};       // registers at begin
+  char* stack_low = nullptr;  // the stack from stack_low to the fiber's top, at begin
+  std::vector<char> stack_copy;
+  struct Undo {
+    void* address;
+    std::size_t size;
+    unsigned char old[16];
+  };
+  std::vector<Undo> undo;  // atomic writes, oldest first
+  std::vector<const void*> reads;
+  std::vector<const void*> writes;
+  const std::vector<hooks::TxObject>* objects = nullptr;
+  bool snapshot_pending = false;  // objects are copied at the first access
+  std::vector<std::function<void()>> restores;
+
+  bool in(const std::vector<const void*>& set, const void* a) const {
+    return std::find(set.begin(), set.end(), a) != set.end();
+  }
+  void close() {
+    htm = nullptr;
+    doomed = false;
+    resuming = false;
+    undo.clear();
+    reads.clear();
+    writes.clear();
+    objects = nullptr;
+    snapshot_pending = false;
+    restores.clear();
+  }
+};
+
+// Copies stack bytes, which may include sanitizer redzones: unpoisoned first.
+void copy_stack_bytes(char* to, const char* from, std::size_t n, const char* stack, std::size_t stack_bytes) {
+#ifdef CUCKOO_EXPLORE_ASAN
+  __asan_unpoison_memory_region(stack, stack_bytes);
+#else
+  (void)stack;
+  (void)stack_bytes;
+#endif
+  std::memcpy(to, from, n);
+}
+
 struct Fiber {
   ucontext_t context{};
   std::unique_ptr<char[]> stack;
@@ -84,6 +154,7 @@ struct Fiber {
   // The write epoch of this thread's last spin, +1 (0: never spun).
   std::uint64_t spun_at = 0;
   std::map<std::type_index, ObjectSlot> objects;
+  Tx tx;
 #ifdef CUCKOO_EXPLORE_TSAN
   void* tsan_fiber = nullptr;
 #endif
@@ -109,8 +180,19 @@ class Run {
   void wrote() noexcept { ++epoch_; }
   void spin();
   void* thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*));
+  void access(const void* address, std::size_t size, bool write);
+  std::uint32_t tx_begin(const void* htm, const std::vector<hooks::TxObject>* objects);
+  void tx_commit();
+  void tx_abort();
+  bool tx_open(const void* htm) const noexcept { return fibers_[running_].tx.htm == htm; }
 
  private:
+  // Aborts thread t's open transaction now (see scheduler.hpp, "Transactions").
+  void doom(unsigned t, std::uint32_t status);
+  // Undoes the transaction's effects: atomics, then protected objects, newest first.
+  static void discard(Tx& tx);
+  // Aborts other threads' transactions that conflict with an access.
+  void conflicts(const void* address, bool write);
   static void trampoline();
   void to_loop(bool finishing);
   void to_fiber(unsigned index);
@@ -160,6 +242,9 @@ void Run::trampoline() {
   } catch (...) {
     run->fail(std::string("thread ") + std::to_string(run->running_) + " threw a non-std exception");
   }
+  if (self.tx.htm != nullptr) {
+    run->fail("thread " + std::to_string(run->running_) + " ended inside a transaction (begin() without end())");
+  }
   self.finished = true;
   run->to_loop(true);
   // Never resumed.
@@ -185,13 +270,23 @@ void Run::to_loop(bool finishing) {
 void Run::to_fiber(unsigned index) {
   running_ = index;
   Fiber& f = fibers_[index];
+  ucontext_t* target = &f.context;
+  if (f.tx.doomed) {
+    // An aborted transaction: back into begin() with the stack it had there, as RTM
+    // rolls back. Copied from this (the loop's) stack, not the fiber's.
+    char* const top = f.stack.get() + options_.stack_bytes;
+    copy_stack_bytes(f.tx.stack_low, f.tx.stack_copy.data(), static_cast<std::size_t>(top - f.tx.stack_low),
+                     f.stack.get(), options_.stack_bytes);
+    f.tx.resuming = true;
+    target = &f.tx.context;
+  }
 #ifdef CUCKOO_EXPLORE_ASAN
   __sanitizer_start_switch_fiber(&loop_fake_stack_, f.stack.get(), options_.stack_bytes);
 #endif
 #ifdef CUCKOO_EXPLORE_TSAN
   __tsan_switch_to_fiber(f.tsan_fiber, 0);
 #endif
-  swapcontext(&loop_context_, &f.context);
+  swapcontext(&loop_context_, target);
 #ifdef CUCKOO_EXPLORE_ASAN
   __sanitizer_finish_switch_fiber(loop_fake_stack_, nullptr, nullptr);
 #endif
@@ -224,6 +319,117 @@ void* Run::thread_object(std::type_index type, void* (*make)(), void (*destroy)(
   ObjectSlot& slot = fibers_[running_].objects[type];
   if (slot.object == nullptr) slot = {make(), destroy};
   return slot.object;
+}
+
+void Run::discard(Tx& tx) {
+  for (auto u = tx.undo.rbegin(); u != tx.undo.rend(); ++u) std::memcpy(u->address, u->old, u->size);
+  for (auto r = tx.restores.rbegin(); r != tx.restores.rend(); ++r) (*r)();
+  tx.undo.clear();
+  tx.restores.clear();
+  tx.reads.clear();
+  tx.writes.clear();
+}
+
+void Run::doom(unsigned t, std::uint32_t status) {
+  Fiber& f = fibers_[t];
+  discard(f.tx);
+  f.tx.doomed = true;
+  f.tx.status = status;
+  f.blocked = false;
+  ++epoch_;  // memory changed back: spinning threads look again
+}
+
+void Run::conflicts(const void* address, bool write) {
+  for (unsigned t = 0; t < fibers_.size(); ++t) {
+    Tx& other = fibers_[t].tx;
+    if (t == running_ || other.htm == nullptr || other.doomed) continue;
+    if (other.in(other.writes, address) || (write && other.in(other.reads, address))) {
+      doom(t, sync::HtmStatus::make_conflict(/*retry=*/true).raw());
+    }
+  }
+}
+
+void Run::access(const void* address, std::size_t size, bool write) {
+  point();
+  conflicts(address, write);
+  Tx& tx = fibers_[running_].tx;
+  if (tx.htm == nullptr) return;
+  if (tx.snapshot_pending) {
+    for (const hooks::TxObject& o : *tx.objects) tx.restores.push_back(o.snapshot());
+    tx.snapshot_pending = false;
+  }
+  if (!write) {
+    if (!tx.in(tx.reads, address)) tx.reads.push_back(address);
+    return;
+  }
+  if (!tx.in(tx.writes, address)) tx.writes.push_back(address);
+  Tx::Undo u{const_cast<void*>(address), std::min<std::size_t>(size, sizeof(Tx::Undo::old)), {}};
+  std::memcpy(u.old, address, u.size);
+  tx.undo.push_back(u);
+}
+
+// Not inlined: getcontext saves this frame, which must still be there (restored from the
+// copy) when an abort returns here a second time.
+__attribute__((noinline)) std::uint32_t Run::tx_begin(const void* htm,
+                                                     const std::vector<hooks::TxObject>* objects) {
+#ifdef CUCKOO_EXPLORE_TSAN
+  (void)htm;
+  (void)objects;
+  return sync::HtmStatus::make_not_started().raw();
+#else
+  Tx& tx = fibers_[running_].tx;
+  if (tx.htm != nullptr) return sync::HtmStatus(sync::HtmStatus::kNested).raw();
+  tx.close();
+  tx.htm = htm;
+  tx.objects = objects;
+  // Every transaction writes the objects it protects (it cannot say which bytes): a
+  // transaction of another thread on the same objects conflicts with it.
+  if (objects != nullptr) {
+    for (const hooks::TxObject& o : *objects) {
+      conflicts(o.address, true);
+      tx.writes.push_back(o.address);
+    }
+    tx.snapshot_pending = !objects->empty();
+  }
+  getcontext(&tx.context);
+  // Here twice: now, and after an abort (the stack below restored from the copy).
+  Run* const run = g_run;
+  Tx& again = run->fibers_[run->running_].tx;
+  if (again.resuming) {
+#ifdef CUCKOO_EXPLORE_ASAN
+    __sanitizer_finish_switch_fiber(nullptr, &run->loop_stack_bottom_, &run->loop_stack_size_);
+#endif
+    const std::uint32_t status = again.status;
+    again.close();
+    return status;
+  }
+  Fiber& f = run->fibers_[run->running_];
+  char* const top = f.stack.get() + run->options_.stack_bytes;
+#if defined(__x86_64__)
+  char* sp = reinterpret_cast<char*>(again.context.uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  char* sp = reinterpret_cast<char*>(again.context.uc_mcontext.sp);
+#else
+#error "explore: transactions need the stack pointer of a ucontext on this architecture"
+#endif
+  sp = std::max(sp - 256, f.stack.get());  // and the red zone below it
+  again.stack_low = sp;
+  again.stack_copy.resize(static_cast<std::size_t>(top - sp));
+  copy_stack_bytes(again.stack_copy.data(), sp, again.stack_copy.size(), f.stack.get(), run->options_.stack_bytes);
+  return sync::HtmStatus::make_started().raw();
+#endif
+}
+
+void Run::tx_commit() {
+  point();  // an abort chosen or caused here does not come back
+  fibers_[running_].tx.close();
+}
+
+void Run::tx_abort() {
+  Tx& tx = fibers_[running_].tx;
+  discard(tx);
+  tx.close();
+  ++epoch_;
 }
 
 // What abandoned executions leave: kept, reachable, for the life of the process. Their
@@ -272,8 +478,10 @@ std::string Run::execute() {
   g_run = this;
   std::vector<unsigned> runnable;
   std::vector<unsigned> blocked;
+  std::vector<unsigned> abortable;
   runnable.reserve(n);
   blocked.reserve(n);
+  abortable.reserve(n);
   bool completed = false;
   // Bound: each iteration is one step of some thread; at most max_steps + n + 1.
   while (failure_.empty()) {
@@ -307,13 +515,25 @@ std::string Run::execute() {
     }
     std::optional<unsigned> current;
     if (last_ && std::find(runnable.begin(), runnable.end(), *last_) != runnable.end()) current = last_;
+    abortable.clear();
+    if (options_.transaction_aborts) {
+      for (const unsigned t : runnable) {
+        if (fibers_[t].tx.htm != nullptr && !fibers_[t].tx.doomed) abortable.push_back(t);
+      }
+    }
     unsigned next = runnable.front();
-    if (runnable.size() > 1) {
-      next = chooser_.choose(Decision{runnable, current, steps_});
-      if (std::find(runnable.begin(), runnable.end(), next) == runnable.end()) next = default_choice({runnable, current, steps_});
+    if (runnable.size() > 1 || !abortable.empty()) {
+      const Decision d{runnable, current, steps_, abortable};
+      next = chooser_.choose(d);
+      const std::vector<unsigned>& allowed = (next & kAbortChoice) != 0 ? abortable : runnable;
+      if (std::find(allowed.begin(), allowed.end(), thread_of(next)) == allowed.end()) next = default_choice(d);
       choices_.push_back(next);
       continuers_.push_back(current ? static_cast<int>(*current) : -1);
-      if (current && next != *current) ++preemptions_;
+      if (preempts(next, current)) ++preemptions_;
+    }
+    if ((next & kAbortChoice) != 0) {
+      next = thread_of(next);
+      doom(next, kChosenAbortStatus);
     }
     last_ = next;
     to_fiber(next);
@@ -342,7 +562,8 @@ std::string schedule_string(const std::vector<unsigned>& choices) {
   std::string s;
   for (const unsigned c : choices) {
     if (!s.empty()) s += '.';
-    s += std::to_string(c);
+    s += std::to_string(thread_of(c));
+    if ((c & kAbortChoice) != 0) s += 'a';
   }
   return s;
 }
@@ -353,12 +574,16 @@ std::vector<unsigned> parse_schedule(const std::string& text) {
   std::size_t at = 0;
   while (at <= text.size()) {
     const std::size_t dot = std::min(text.find('.', at), text.size());
-    const std::string part = text.substr(at, dot - at);
+    std::string part = text.substr(at, dot - at);
+    const bool abort = !part.empty() && part.back() == 'a';
+    if (abort) part.pop_back();
     if (part.empty() || part.size() > 3 || part.find_first_not_of("0123456789") != std::string::npos) {
-      throw std::invalid_argument("schedule \"" + text + "\": expected thread numbers separated by '.', got \"" +
-                                  part + "\" at character " + std::to_string(at));
+      throw std::invalid_argument("schedule \"" + text +
+                                  "\": expected thread numbers (each optionally followed by 'a', abort its "
+                                  "transaction) separated by '.', got \"" +
+                                  text.substr(at, dot - at) + "\" at character " + std::to_string(at));
     }
-    choices.push_back(static_cast<unsigned>(std::stoul(part)));
+    choices.push_back(static_cast<unsigned>(std::stoul(part)) | (abort ? kAbortChoice : 0U));
     at = dot + 1;
   }
   return choices;
@@ -368,6 +593,9 @@ class RandomChooser : public Chooser {
  public:
   explicit RandomChooser(std::uint64_t seed) : rng_(seed) {}
   unsigned choose(const Decision& d) override {
+    if (!d.abortable.empty() && rng_.below(kAbortOneIn) == 0) {
+      return d.abortable[static_cast<std::size_t>(rng_.below(d.abortable.size()))] | kAbortChoice;
+    }
     return d.runnable[static_cast<std::size_t>(rng_.below(d.runnable.size()))];
   }
 
@@ -411,6 +639,10 @@ class PctChooser : public Chooser {
       if (priority_[t] > priority_[best]) best = t;
     }
     last_ = best;
+    if (std::find(d.abortable.begin(), d.abortable.end(), best) != d.abortable.end() &&
+        rng_.below(kAbortOneIn) == 0) {
+      return best | kAbortChoice;
+    }
     return best;
   }
 
@@ -439,6 +671,7 @@ class DfsChooser : public Chooser {
     for (const unsigned t : d.runnable) {
       if (t != f.order.front()) f.order.push_back(t);
     }
+    for (const unsigned t : d.abortable) f.order.push_back(t | kAbortChoice);
     f.current = d.current;
     f.preemptions_before = preemptions_so_far();
     stack_.push_back(std::move(f));
@@ -453,8 +686,7 @@ class DfsChooser : public Chooser {
       Frame& f = stack_.back();
       while (f.taken + 1 < f.order.size()) {
         ++f.taken;
-        const bool preempts = f.current && f.order[f.taken] != *f.current;
-        if (f.preemptions_before + (preempts ? 1U : 0U) <= bound_) return true;
+        if (f.preemptions_before + (preempts(f.order[f.taken], f.current) ? 1U : 0U) <= bound_) return true;
       }
       stack_.pop_back();
     }
@@ -468,13 +700,12 @@ class DfsChooser : public Chooser {
     std::optional<unsigned> current;
     unsigned preemptions_before = 0;
   };
+  // The preemptions of the decisions before depth_ (constant time: each frame keeps the
+  // count before it).
   unsigned preemptions_so_far() const {
-    unsigned p = 0;
-    for (std::size_t i = 0; i < depth_; ++i) {
-      const Frame& f = stack_[i];
-      if (f.current && f.order[f.taken] != *f.current) ++p;
-    }
-    return p;
+    if (depth_ == 0) return 0;
+    const Frame& f = stack_[depth_ - 1];
+    return f.preemptions_before + (preempts(f.order[f.taken], f.current) ? 1U : 0U);
   }
 
   unsigned bound_;
@@ -526,8 +757,8 @@ std::optional<Outcome> search_bounded(const Scenario& scenario, unsigned bound, 
 // Executions a shrink may spend on each smaller preemption bound.
 constexpr std::uint64_t kShrinkSearchExecutions = 20'000;
 
-// Fewer preemptions for a failing schedule. First greedily: at each preemption, from the
-// last, continue the preempted thread instead (then the recorded choices, or the
+// Fewer preemptions for a failing schedule. First greedily: at each preemption (or
+// chosen abort), from the last, continue the preempted thread (or do not abort) instead (then the recorded choices, or the
 // defaults from there on), keeping any candidate that still fails with fewer
 // preemptions. Then, if any is left, a bounded search at each smaller bound
 // from 0 up (kShrinkSearchExecutions each): its first failure has the fewest
@@ -539,9 +770,13 @@ Outcome shrink(const Scenario& scenario, Outcome failing, const Options& options
     improved = false;
     for (std::size_t i = failing.choices.size(); i-- > 0 && !improved;) {
       const int cont = failing.continuers[i];
-      if (cont < 0 || static_cast<unsigned>(cont) == failing.choices[i]) continue;
+      const unsigned choice = failing.choices[i];
+      const std::optional<unsigned> current = cont < 0 ? std::nullopt : std::optional<unsigned>(cont);
+      if (!preempts(choice, current)) continue;
+      // Continue the preempted thread (or, for an abort with none, run without it).
+      const unsigned instead = current ? *current : thread_of(choice);
       std::vector<unsigned> prefix(failing.choices.begin(), failing.choices.begin() + static_cast<std::ptrdiff_t>(i));
-      prefix.push_back(static_cast<unsigned>(cont));
+      prefix.push_back(instead);
       std::vector<unsigned> with_rest = prefix;
       with_rest.insert(with_rest.end(), failing.choices.begin() + static_cast<std::ptrdiff_t>(i) + 1,
                        failing.choices.end());
@@ -686,6 +921,20 @@ void* thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*
   return g_run->thread_object(type, make, destroy);
 }
 bool active() noexcept { return g_run != nullptr; }
+void access(const void* address, std::size_t size, bool write) {
+  if (g_run != nullptr) g_run->access(address, size, write);
+}
+std::uint32_t tx_begin(const void* htm, const std::vector<TxObject>* objects) {
+  if (g_run == nullptr) return sync::HtmStatus::make_not_started().raw();
+  return g_run->tx_begin(htm, objects);
+}
+void tx_commit() {
+  if (g_run != nullptr) g_run->tx_commit();
+}
+void tx_abort() {
+  if (g_run != nullptr) g_run->tx_abort();
+}
+bool tx_open(const void* htm) noexcept { return g_run != nullptr && g_run->tx_open(htm); }
 }  // namespace hooks
 
 }  // namespace cuckoo::explore

@@ -12,6 +12,23 @@
 // away; both are failures. Non-atomic data is not watched: the scenarios check what
 // their threads produce.
 //
+// Transactions (explore::Htm, htm.hpp, the checking policy's HTM). An emulated
+// transaction behaves as an RTM transaction with strong isolation: between its begin and
+// its commit (a scheduling point of its own) every atomic access of its thread joins its
+// read or write set, and another thread's access that conflicts with those sets (a
+// write to anything it read or wrote, a read of anything it wrote; read-modify-writes
+// count as writes, as locked instructions do) aborts it at once: every atomic it wrote
+// gets its old value back, every object declared with protect() is restored to its copy
+// from the transaction's first access, and when its thread next runs, its stack and
+// registers are restored and begin() returns a second time with the abort status
+// (kConflict | kRetry). Besides, at every scheduling point inside a transaction the
+// strategies may choose to abort it there (status 0: an abort without a reason, as an
+// interrupt gives), written "2a" in a schedule ("abort thread 2's transaction, then run
+// thread 2"); such an abort counts as a preemption. Not restored: heap memory that is
+// neither an explore atomic nor a protected object (memory a moved-from argument owned,
+// say). Not available under ThreadSanitizer (its shadow call stack cannot follow a jump
+// back into begin()): there begin() reports "not started" and the fallback path runs.
+//
 // Strategies. random_walk (a seeded uniform choice at every point), pct (Burckhardt et
 // al., ASPLOS 2010: random thread priorities, depth - 1 priority change points, the
 // highest-priority runnable thread runs; finds any bug of depth d with probability at
@@ -21,7 +38,8 @@
 // thread are free). bounded reports whether it finished the search.
 //
 // Schedules. An execution's schedule is the list of threads chosen at each point where
-// more than one thread could run, written "0.1.1.0". replay() runs a schedule again
+// more than one thread could run (or a transaction could be aborted), written
+// "0.1.1a.0". replay() runs a schedule again
 // (same choices, same execution); a failure's schedule is first shrunk by dropping
 // preemptions while it still fails.
 //
@@ -58,6 +76,8 @@ struct Options {
   std::uint64_t max_steps = 100'000;  // per execution
   std::size_t stack_bytes = 256 * 1024;
   bool shrink = true;                 // shrink a failing schedule's preemptions
+  // Offer "abort this open transaction here" at every scheduling point inside one.
+  bool transaction_aborts = true;
 };
 
 struct Result {
@@ -109,6 +129,31 @@ void spin();
 // abandoned after a failure keeps its objects (see Run::execute).
 void* thread_object(std::type_index type, void* (*make)(), void (*destroy)(void*));
 bool active() noexcept;
+
+// An atomic access of `size` (<= 16) bytes at `address`: a scheduling point, then the
+// transactions' bookkeeping (see "Transactions" above): open transactions of other
+// threads that conflict with it abort; inside the caller's own transaction the access
+// joins its read or write set and a write logs the bytes it overwrites.
+void access(const void* address, std::size_t size, bool write);
+
+// Transactions, for explore::Htm.
+struct TxObject {
+  const void* address;                             // also a location every txn writes
+  std::function<std::function<void()>()> snapshot;  // copies the object; returns its restore
+};
+// Starts a transaction of `htm` on the calling thread (objects: what it may write as
+// plain memory). Returns sync::HtmStatus's raw value: started; or, returning a second
+// time after the transaction aborted, the abort status. Outside an exploration, under
+// ThreadSanitizer or when a transaction is already open: "not started" / a nested abort.
+std::uint32_t tx_begin(const void* htm, const std::vector<TxObject>* objects);
+// Commits the calling thread's transaction; a scheduling point first (where it may abort,
+// and then does not return here).
+void tx_commit();
+// Aborts the calling thread's transaction explicitly: its effects are discarded now and
+// the call returns (an explicit abort's status is the caller's to report).
+void tx_abort();
+// Whether the calling thread has a transaction of `htm` open.
+bool tx_open(const void* htm) noexcept;
 }  // namespace hooks
 
 }  // namespace cuckoo::explore

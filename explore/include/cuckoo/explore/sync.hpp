@@ -6,7 +6,10 @@
 //
 // Memory orders are accepted and ignored: the scheduler explores interleavings of
 // indivisible, sequentially consistent steps (see scheduler.hpp, "Model").
-// compare_exchange_weak never fails spuriously here.
+// compare_exchange_weak never fails spuriously here. Every access also goes through the
+// scheduler's transaction bookkeeping (hooks::access): read-modify-writes, failed CAS
+// included, count as writes. Sync::Htm is explore::Htm (htm.hpp): emulated transactions
+// the explorer aborts.
 #pragma once
 
 #include <atomic>
@@ -15,12 +18,16 @@
 #include <type_traits>
 #include <typeindex>
 
+#include "cuckoo/explore/htm.hpp"
 #include "cuckoo/explore/scheduler.hpp"
 
 namespace cuckoo::explore {
 
 template <class T>
 class Atomic {
+  static_assert(sizeof(std::atomic<T>) == sizeof(T) && sizeof(T) <= 16,
+                "a transaction's undo log copies the atomic's bytes");
+
  public:
   Atomic() noexcept : value_(T{}) {}
   constexpr Atomic(T value) noexcept : value_(value) {}  // NOLINT: as std::atomic
@@ -28,23 +35,23 @@ class Atomic {
   Atomic& operator=(const Atomic&) = delete;
 
   T load(std::memory_order = std::memory_order_seq_cst) const noexcept {
-    hooks::point();
+    hooks::access(&value_, sizeof(value_), false);
     return value_.load();
   }
   void store(T value, std::memory_order = std::memory_order_seq_cst) noexcept {
-    hooks::point();
+    hooks::access(&value_, sizeof(value_), true);
     value_.store(value);
     hooks::wrote();
   }
   T exchange(T value, std::memory_order = std::memory_order_seq_cst) noexcept {
-    hooks::point();
+    hooks::access(&value_, sizeof(value_), true);
     const T old = value_.exchange(value);
     hooks::wrote();
     return old;
   }
   bool compare_exchange_strong(T& expected, T desired, std::memory_order = std::memory_order_seq_cst,
                                std::memory_order = std::memory_order_seq_cst) noexcept {
-    hooks::point();
+    hooks::access(&value_, sizeof(value_), true);
     const bool swapped = value_.compare_exchange_strong(expected, desired);
     if (swapped) hooks::wrote();
     return swapped;
@@ -56,7 +63,7 @@ class Atomic {
   T fetch_add(T delta, std::memory_order = std::memory_order_seq_cst) noexcept
     requires std::is_integral_v<T>
   {
-    hooks::point();
+    hooks::access(&value_, sizeof(value_), true);
     const T old = value_.fetch_add(delta);
     hooks::wrote();
     return old;
@@ -64,7 +71,7 @@ class Atomic {
   T fetch_sub(T delta, std::memory_order = std::memory_order_seq_cst) noexcept
     requires std::is_integral_v<T>
   {
-    hooks::point();
+    hooks::access(&value_, sizeof(value_), true);
     const T old = value_.fetch_sub(delta);
     hooks::wrote();
     return old;
@@ -103,6 +110,8 @@ struct Sync {
 
   // Every step is sequentially consistent here: a fence orders nothing more.
   static void fence(std::memory_order) noexcept {}
+
+  using Htm = explore::Htm;
 };
 
 }  // namespace cuckoo::explore
