@@ -45,25 +45,33 @@
 namespace cuckoo::detail {
 
 // The map's stripe payload: the item counter on each stripe's line.
-struct MapStripeItems {
-  std::atomic<std::int64_t> items{0};
+template <class Sync = sync::StdSync>
+struct BasicMapStripeItems {
+  typename Sync::template Atomic<std::int64_t> items{0};
 };
-using MapStripeLocks = BasicLockStripes<MapStripeItems>;
+template <class Sync = sync::StdSync>
+using BasicMapStripeLocks = BasicLockStripes<BasicMapStripeItems<Sync>, Sync>;
+using MapStripeItems = BasicMapStripeItems<>;
+using MapStripeLocks = BasicMapStripeLocks<>;
 
 // The locking-mode tag of a guard that takes the stripes of some buckets.
 struct BucketStripes {};
 inline constexpr BucketStripes kBucketStripes{};
 
 // The power-of-two array of stripe locks, by bucket.
-class MapLockStripes {
+// Sync: the sync policy (sync/policy.hpp) of the locks and the item counters.
+template <class Sync = sync::StdSync>
+class BasicMapLockStripes {
+  using Locks = BasicMapStripeLocks<Sync>;
+
  public:
   // Upper bound on the stripes of one map: 64 KiB of lock lines, and the cost of one
   // all-stripes acquisition (growth) is this many uncontended lock operations at most.
   static constexpr std::size_t kMaxStripes = 1024;
-  static_assert(kMaxStripes <= MapStripeLocks::kMaxStripes);
+  static_assert(kMaxStripes <= Locks::kMaxStripes);
 
   // REQUIRES: count is a power of two in 1..kMaxStripes.
-  explicit MapLockStripes(std::size_t count) : locks_(count), mask_(count - 1) {
+  explicit BasicMapLockStripes(std::size_t count) : locks_(count), mask_(count - 1) {
     assert(std::has_single_bit(count) && count <= kMaxStripes);
   }
 
@@ -79,7 +87,7 @@ class MapLockStripes {
   std::uint32_t stripe_of(std::uint32_t bucket) const noexcept {
     return static_cast<std::uint32_t>(bucket & mask_);
   }
-  const MapStripeLocks& locks() const noexcept { return locks_; }
+  const Locks& locks() const noexcept { return locks_; }
 
   // Adds delta to the item counter of `stripe`. REQUIRES: the caller holds that stripe.
   void add_items(std::size_t stripe, std::int64_t delta) noexcept {
@@ -106,33 +114,37 @@ class MapLockStripes {
   }
 
  private:
-  MapStripeLocks locks_;
+  Locks locks_;
   std::size_t mask_;
 };
+using MapLockStripes = BasicMapLockStripes<>;
 
 // Scoped holder of stripe locks: the shared StripeGuard, taking the stripes of 1..3
 // buckets or all; see the top of this file for the modes and the order. Locks held:
 // after the constructor, the stripes of the given buckets (or all); after the
 // destructor, none. Not copyable or movable.
-class MapStripeGuard {
+template <class Sync = sync::StdSync>
+class BasicMapStripeGuard {
+  using Stripes = BasicMapLockStripes<Sync>;
+
  public:
   static constexpr unsigned kMaxBuckets = 3;
 
-  MapStripeGuard(const MapLockStripes& stripes, BucketStripes, std::uint32_t b1,
+  BasicMapStripeGuard(const Stripes& stripes, BucketStripes, std::uint32_t b1,
                  std::uint32_t b2) noexcept
       : stripes_(stripes),
         guard_(stripes.locks(), {stripes.stripe_of(b1), stripes.stripe_of(b2)}) {}
-  MapStripeGuard(const MapLockStripes& stripes, BucketStripes, std::uint32_t b1, std::uint32_t b2,
+  BasicMapStripeGuard(const Stripes& stripes, BucketStripes, std::uint32_t b1, std::uint32_t b2,
                  std::uint32_t b3) noexcept
       : stripes_(stripes),
         guard_(stripes.locks(),
                {stripes.stripe_of(b1), stripes.stripe_of(b2), stripes.stripe_of(b3)}) {}
-  MapStripeGuard(const MapLockStripes& stripes, AllStripes) noexcept
+  BasicMapStripeGuard(const Stripes& stripes, AllStripes) noexcept
       : stripes_(stripes), guard_(stripes.locks(), kAllStripes) {}
 
-  MapStripeGuard(const MapStripeGuard&) = delete;
-  MapStripeGuard& operator=(const MapStripeGuard&) = delete;
-  ~MapStripeGuard() = default;
+  BasicMapStripeGuard(const BasicMapStripeGuard&) = delete;
+  BasicMapStripeGuard& operator=(const BasicMapStripeGuard&) = delete;
+  ~BasicMapStripeGuard() = default;
 
   bool holds_all() const noexcept { return guard_.holds_all(); }
   // Whether this guard holds the stripe of `bucket` (debug assertions).
@@ -141,8 +153,9 @@ class MapStripeGuard {
   }
 
  private:
-  const MapLockStripes& stripes_;
-  const StripeGuard<kMaxBuckets, MapStripeLocks> guard_;
+  const Stripes& stripes_;
+  const StripeGuard<kMaxBuckets, BasicMapStripeLocks<Sync>> guard_;
 };
+using MapStripeGuard = BasicMapStripeGuard<>;
 
 }  // namespace cuckoo::detail

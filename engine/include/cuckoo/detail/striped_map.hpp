@@ -96,6 +96,7 @@
 #include "../hash.hpp"
 #include "../status.hpp"
 #include "../sync/detail/counters.hpp"
+#include "../sync/policy.hpp"
 #include "concurrent_map_locks.hpp"
 #include "map_config.hpp"
 #include "map_layout.hpp"
@@ -147,8 +148,11 @@ constexpr MapBucketPair unpack_buckets(std::uint64_t word) noexcept {
   return {static_cast<std::uint32_t>(word >> 32), static_cast<std::uint32_t>(word)};
 }
 
+// Sync: the sync policy (sync/policy.hpp) of the stripe locks, the item counters, the
+// slot words and the table pointer; the verification suite's explorer instantiates the
+// map with its checking policy.
 template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual,
-          StripedMapFault Fault>
+          StripedMapFault Fault, class Sync = sync::StdSync>
   requires HasherFor<Hasher, K>
 class StripedMapWithFault {
   static_assert(SlotsPerBucket == 1 || SlotsPerBucket == 2 || SlotsPerBucket == 4 ||
@@ -196,7 +200,7 @@ class StripedMapWithFault {
                                KeyEqual equal_fn = {})
       : config_(validated(config)),
         seed_(*config_.seed),
-        stripes_(MapLockStripes::count_for(max_bucket_count())),
+        stripes_(Stripes::count_for(max_bucket_count())),
         hasher_(std::move(hash_fn)),
         key_eq_(std::move(equal_fn)) {
     tables_.push_back(std::make_unique<Table>(initial_bucket_count(config_)));
@@ -298,7 +302,7 @@ class StripedMapWithFault {
 
   // Locks held on return: none (every stripe while it empties the table).
   void clear() noexcept {
-    const MapStripeGuard all(stripes_, kAllStripes);
+    const Guard all(stripes_, kAllStripes);
     Table& t = live_table();
     for (std::size_t pos = 0; pos < t.slots.size(); ++pos) t.clear_slot(pos);
     stripes_.reset_items();
@@ -312,7 +316,7 @@ class StripedMapWithFault {
     const std::uint64_t slots_needed =
         (std::uint64_t{n} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
     const std::uint64_t buckets_needed = (slots_needed + SlotsPerBucket - 1) / SlotsPerBucket;
-    const MapStripeGuard all(stripes_, kAllStripes);
+    const Guard all(stripes_, kAllStripes);
     const std::uint32_t current = live_table().bucket_count;
     if (buckets_needed <= current) return true;
     if (buckets_needed > max_bucket_count()) return false;
@@ -332,14 +336,14 @@ class StripedMapWithFault {
   // search buffers are not counted. Locks held on return: none (every stripe while it
   // reads).
   std::size_t memory_bytes() const {
-    const MapStripeGuard all(stripes_, kAllStripes);
+    const Guard all(stripes_, kAllStripes);
     const Table& t = live_table();
     return t.word_bytes() + t.slots.capacity() * sizeof(Slot) + retired_bytes_locked();
   }
   // Bytes of the retired tables' slot words (see the top of this file): always less than
   // the live table's words. Locks held on return: none (every stripe while it reads).
   std::size_t retired_bytes() const {
-    const MapStripeGuard all(stripes_, kAllStripes);
+    const Guard all(stripes_, kAllStripes);
     return retired_bytes_locked();
   }
 
@@ -380,7 +384,7 @@ class StripedMapWithFault {
   // Locks held on return: none.
   template <class F>
   void for_each(F&& f) const {
-    const MapStripeGuard all(stripes_, kAllStripes);
+    const Guard all(stripes_, kAllStripes);
     const Table& t = live_table();
     for (const Slot& slot : t.slots) {  // bounded by the slot count
       if (slot.has_value()) std::invoke(f, std::as_const(slot->first), std::as_const(slot->second));
@@ -405,6 +409,9 @@ class StripedMapWithFault {
   std::string check_invariants() const;
 
  private:
+  using Stripes = BasicMapLockStripes<Sync>;
+  using Guard = BasicMapStripeGuard<Sync>;
+  using SlotWord = typename Sync::template Atomic<std::uint64_t>;
   using Slot = std::optional<value_type>;
   static constexpr std::size_t kNoPosition = std::numeric_limits<std::size_t>::max();
   static constexpr std::uint64_t kNoHandle = std::numeric_limits<std::uint64_t>::max();
@@ -473,12 +480,12 @@ class StripedMapWithFault {
       // bucket_count are read below and by op).
       Table* t = table_.load(std::memory_order_acquire);
       const MapBucketPair pair = map_buckets(hash, t->bucket_count);
-      const MapStripeGuard guard(stripes_, kBucketStripes, pair.first, pair.second);
+      const Guard guard(stripes_, kBucketStripes, pair.first, pair.second);
       if (&live_table() == t) return op(*t, pair);
       count(Counter::kTableRetries);  // grown since the load: derive the buckets again
     }
     // Starved by growths: under every stripe the table cannot be replaced.
-    const MapStripeGuard all(stripes_, kAllStripes);
+    const Guard all(stripes_, kAllStripes);
     Table& t = live_table();
     return op(t, map_buckets(hash, t.bucket_count));
   }
@@ -579,8 +586,7 @@ class StripedMapWithFault {
 
   // The thread's path search buffers (MapPathSearch is scratch space, one per thread).
   static MapPathSearch<SlotsPerBucket>& thread_search() {
-    thread_local MapPathSearch<SlotsPerBucket> search;
-    return search;
+    return Sync::template thread_local_object<MapPathSearch<SlotsPerBucket>>();
   }
 
   // ---- Insert -------------------------------------------------------------------------
@@ -673,9 +679,9 @@ class StripedMapWithFault {
 
   const CuckooMapConfig config_;
   const std::uint64_t seed_;
-  mutable MapLockStripes stripes_;
+  mutable Stripes stripes_;
   // The live table. Replaced (release store) only by a growth holding every stripe.
-  std::atomic<Table*> table_{nullptr};
+  typename Sync::template Atomic<Table*> table_{nullptr};
   // Every table ever made, the live one last; changed only under every stripe. Retired
   // tables keep their words for lock-free readers (see the top of this file).
   std::vector<std::unique_ptr<Table>> tables_;
@@ -691,9 +697,10 @@ class StripedMapWithFault {
 
 #define CUCKOO_STRIPED_MAP_TEMPLATE                                                     \
   template <class K, class V, unsigned SlotsPerBucket, class Hasher, class KeyEqual,    \
-            StripedMapFault Fault>                                                     \
+            StripedMapFault Fault, class Sync>                                         \
     requires HasherFor<Hasher, K>
-#define CUCKOO_STRIPED_MAP StripedMapWithFault<K, V, SlotsPerBucket, Hasher, KeyEqual, Fault>
+#define CUCKOO_STRIPED_MAP \
+  StripedMapWithFault<K, V, SlotsPerBucket, Hasher, KeyEqual, Fault, Sync>
 
 #include "striped_map_table.hpp"
 #include "striped_map_path.hpp"

@@ -40,7 +40,7 @@ CUCKOO_STRIPED_MAP_TEMPLATE
 template <class KK, class VV, class Present>
 InsertResult CUCKOO_STRIPED_MAP::insert_exclusive(KK&& key, VV&& value, std::uint64_t hash,
                                                 Present& assign) {
-  const MapStripeGuard all(stripes_, kAllStripes);
+  const Guard all(stripes_, kAllStripes);
   count(Counter::kExclusiveInserts);
   Table& t = live_table();
   const MapBucketPair pair = map_buckets(hash, t.bucket_count);

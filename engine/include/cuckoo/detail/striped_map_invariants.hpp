@@ -13,7 +13,7 @@ namespace detail {
 
 CUCKOO_STRIPED_MAP_TEMPLATE
 std::string CUCKOO_STRIPED_MAP::check_invariants() const {
-  const MapStripeGuard all(stripes_, kAllStripes);
+  const Guard all(stripes_, kAllStripes);
   const Table& t = live_table();
   std::size_t items = 0;
   for (std::size_t pos = 0; pos < t.slots.size(); ++pos) {

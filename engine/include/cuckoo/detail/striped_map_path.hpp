@@ -61,7 +61,7 @@ auto CUCKOO_STRIPED_MAP::insert_via_path(KK&& key, VV&& value, std::uint64_t has
                                           pair, path, assign);
   }
   // The first hop and the placement, under the key's stripes and hops[1]'s.
-  const MapStripeGuard guard(stripes_, kBucketStripes, pair.first, pair.second,
+  const Guard guard(stripes_, kBucketStripes, pair.first, pair.second,
                           path.hops[1].bucket);
   if (&live_table() != t) return {Step::kRetry};
   std::size_t pos = position_in(*t, pair, key);
@@ -92,7 +92,7 @@ auto CUCKOO_STRIPED_MAP::place_via_first_hop_one_bucket(KK&& key, VV&& value, Ta
                                                     Present& assign) -> Decision {
   std::this_thread::yield();
   const std::uint32_t bucket = path.hops[0].bucket;
-  const MapStripeGuard guard(stripes_, kBucketStripes, bucket, path.hops[1].bucket);
+  const Guard guard(stripes_, kBucketStripes, bucket, path.hops[1].bucket);
   if (&live_table() != t) return {Step::kRetry};
   for (unsigned s = 0; s < SlotsPerBucket; ++s) {  // the re-check: this bucket only
     const Slot& slot = t->slots[slot_index(bucket, s)];
@@ -114,7 +114,7 @@ auto CUCKOO_STRIPED_MAP::place_via_first_hop_one_bucket(KK&& key, VV&& value, Ta
 // the hop is still valid. Locks held on return: none (the two stripes during it).
 CUCKOO_STRIPED_MAP_TEMPLATE
 bool CUCKOO_STRIPED_MAP::move_hop(Table* t, MapSlotRef from, MapSlotRef to) {
-  const MapStripeGuard guard(stripes_, kBucketStripes, from.bucket, to.bucket);
+  const Guard guard(stripes_, kBucketStripes, from.bucket, to.bucket);
   if (&live_table() != t) return false;
   if (!hop_is_valid(*t, from, to)) return false;
   apply_hop(*t, from, to);

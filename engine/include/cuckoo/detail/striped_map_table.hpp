@@ -17,8 +17,7 @@ CUCKOO_STRIPED_MAP_TEMPLATE
 struct CUCKOO_STRIPED_MAP::Table {
   explicit Table(std::uint32_t buckets)
       : bucket_count(buckets),
-        words(std::make_unique<std::atomic<std::uint64_t>[]>(std::size_t{buckets} *
-                                                              SlotsPerBucket)),
+        words(std::make_unique<SlotWord[]>(std::size_t{buckets} * SlotsPerBucket)),
         slots(std::size_t{buckets} * SlotsPerBucket) {
     for (std::size_t pos = 0; pos < slots.size(); ++pos) {
       words[pos].store(kEmptySlotWord, std::memory_order_relaxed);
@@ -44,11 +43,11 @@ struct CUCKOO_STRIPED_MAP::Table {
   }
 
   std::size_t word_bytes() const noexcept {
-    return std::size_t{bucket_count} * SlotsPerBucket * sizeof(std::atomic<std::uint64_t>);
+    return std::size_t{bucket_count} * SlotsPerBucket * sizeof(SlotWord);
   }
 
   const std::uint32_t bucket_count;
-  const std::unique_ptr<std::atomic<std::uint64_t>[]> words;  // kept until destruction
+  const std::unique_ptr<SlotWord[]> words;  // kept until destruction
   std::vector<Slot> slots;  // freed when the table is retired
 };
 
