@@ -6,7 +6,9 @@
 // prefilled item. Claims checked in every explored execution: no false negative (C1) for
 // a prefilled item at any time, nor for an inserted item after its insert returned,
 // and after the threads end, every item inserted and not erased is found and the size
-// is right. The broken variants of the stress lane (unvalidated path hops, unvalidated
+// is right; and the history of the threads' calls (and of the prefill before them) is
+// linearizable against the multiset specification with the filter relaxations (the
+// subject layer's checker). The broken variants of the stress lane (unvalidated path hops, unvalidated
 // optimistic reads) must be caught by the exploration alone.
 #include <gtest/gtest.h>
 
@@ -20,10 +22,13 @@
 #include "cuckoo/explore/scheduler.hpp"
 #include "cuckoo/explore/sync.hpp"
 #include "cuckoo/hash.hpp"
+#include "cuckoo/subjects/history.hpp"
+#include "cuckoo/subjects/linearizability.hpp"
 
 namespace {
 
 namespace ex = cuckoo::explore;
+namespace sub = cuckoo::subjects;
 using cuckoo::InsertResult;
 
 struct Explored : cuckoo::detail::StripedFilterPolicy {
@@ -50,7 +55,38 @@ struct Shared {
   cuckoo::detail::StripedFilter<Policy> filter{cuckoo::detail::CuckooFilterShape{4, 8, 2, 64}, 2};
   std::vector<std::uint64_t> prefilled;
   std::vector<std::uint64_t> kept;  // inserted by the threads and not erased
+  sub::HistoryRecorder recorder{3, 8};  // churn's calls, the prefill as thread 0's first
 };
+
+sub::InsertOutcome outcome(InsertResult r) {
+  switch (r) {
+    case InsertResult::kInserted: return sub::InsertOutcome::kInserted;
+    case InsertResult::kFull: return sub::InsertOutcome::kFull;
+    case InsertResult::kDuplicateLimit: return sub::InsertOutcome::kDuplicateLimit;
+    case InsertResult::kExists: return sub::InsertOutcome::kExists;
+    case InsertResult::kUpdated: return sub::InsertOutcome::kUpdated;
+  }
+  return sub::InsertOutcome::kFull;
+}
+
+// Records one call of thread t on the filter.
+template <class Policy>
+InsertResult record_insert(Shared<Policy>& s, std::uint32_t t, std::uint64_t h) {
+  InsertResult r = InsertResult::kFull;
+  (void)s.recorder.thread(t).record(sub::OpKind::kInsert, h, 0, [&] {
+    r = s.filter.insert(h);
+    return outcome(r);
+  });
+  return r;
+}
+template <class Policy>
+bool record_contains(Shared<Policy>& s, std::uint32_t t, std::uint64_t h) {
+  return s.recorder.thread(t).record(sub::OpKind::kContains, h, 0, [&] { return s.filter.contains(h); });
+}
+template <class Policy>
+bool record_erase(Shared<Policy>& s, std::uint32_t t, std::uint64_t h) {
+  return s.recorder.thread(t).record(sub::OpKind::kErase, h, 0, [&] { return s.filter.erase(h); });
+}
 
 // Fills a fresh filter with the first kPrefilled keys from key_hash(first) on that it
 // takes, recorded in s.prefilled; runs outside the exploration (plain atomics).
@@ -66,27 +102,33 @@ ex::Scenario churn() {
   return [] {
     auto s = std::make_shared<Shared<Policy>>();
     prefill(*s, 0);
+    for (const std::uint64_t h : s->prefilled) {  // the prefill, as calls that came first
+      (void)s->recorder.thread(0).record(sub::OpKind::kInsert, h, 0, [] { return sub::InsertOutcome::kInserted; });
+    }
     ex::Execution e;
     e.state = s;
     e.threads.push_back([s] {  // inserts two items that need paths, checks each after
       for (std::uint64_t i = 100; i < 102; ++i) {
-        if (s->filter.insert(key_hash(i)) == InsertResult::kInserted) {
-          ex::require(s->filter.contains(key_hash(i)), "an item just inserted is reported absent");
+        if (record_insert(*s, 0, key_hash(i)) == InsertResult::kInserted) {
+          ex::require(record_contains(*s, 0, key_hash(i)), "an item just inserted is reported absent");
           s->kept.push_back(key_hash(i));
         }
       }
     });
     e.threads.push_back([s] {  // an insert and its erase
-      if (s->filter.insert(key_hash(200)) == InsertResult::kInserted) {
-        ex::require(s->filter.erase(key_hash(200)), "erase of an item just inserted found nothing");
+      if (record_insert(*s, 1, key_hash(200)) == InsertResult::kInserted) {
+        ex::require(record_erase(*s, 1, key_hash(200)), "erase of an item just inserted found nothing");
       }
     });
     e.threads.push_back([s] {  // the reader
       for (const std::uint64_t h : s->prefilled) {
-        ex::require(s->filter.contains(h), "a prefilled item, never erased, is reported absent");
+        ex::require(record_contains(*s, 2, h), "a prefilled item, never erased, is reported absent");
       }
     });
     e.check = [s]() -> std::string {
+      const sub::CheckResult verdict =
+          sub::check_multiset(s->recorder.take_history(), sub::MultisetSpec::filter(2 * 2));
+      if (!verdict.linearizable()) return verdict.describe();
       for (const std::uint64_t h : s->prefilled) {
         if (!s->filter.contains(h)) return "after the threads, a prefilled item is absent";
       }
