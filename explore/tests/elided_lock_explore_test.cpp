@@ -327,7 +327,9 @@ TEST(CoarseDesignsExplored, HistoriesAreLinearizable) {
     const ex::Result b = ex::bounded(scenario(), long_lane() ? 2 : 1, long_lane() ? 1'000'000 : 3'000);
     report(name + " bounded(" + std::to_string(long_lane() ? 2 : 1) + ")", b);
     EXPECT_FALSE(b.failed) << b.message;
-    if (!long_lane()) EXPECT_TRUE(b.complete) << b.summary();  // the long budget may end first
+    if (!long_lane()) {
+      EXPECT_TRUE(b.complete) << b.summary();  // the long budget may end first
+    }
     std::printf("[explore]   %s\n", totals->describe().c_str());
     EXPECT_GT(totals->commits, 0U) << totals->describe();
     EXPECT_GT(totals->chosen_aborts, 0U) << totals->describe();

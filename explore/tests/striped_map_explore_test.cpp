@@ -122,7 +122,9 @@ TEST(StripedMapExplored, HistoriesAreLinearizable) {
     const ex::Result b = ex::bounded(churn<StripedMapFault::kNone>(grow), bound, long_lane() ? 2'000'000 : 20'000);
     report(name + " bounded(" + std::to_string(bound) + ")", b);
     EXPECT_FALSE(b.failed) << b.message;
-    if (!long_lane()) EXPECT_TRUE(b.complete) << b.summary();  // the long budget may end first
+    if (!long_lane()) {
+      EXPECT_TRUE(b.complete) << b.summary();  // the long budget may end first
+    }
   }
 }
 
