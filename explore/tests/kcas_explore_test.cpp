@@ -1,0 +1,271 @@
+// K-CAS (sync/kcas.hpp) under the deterministic scheduler, instantiated with
+// explore::Sync: every access to a word or a descriptor is a scheduling point.
+//
+// Claims checked:
+//   - linearizability: every explored history of K-CAS and read operations on three
+//     words has a sequential order, consistent with real time, in which each K-CAS
+//     succeeds exactly when its expected values are there and each read returns the
+//     value there (a brute-force search over the few operations of a scenario);
+//   - atomicity: transfers keep the sum of the words, and a K-CAS that writes back a
+//     snapshot succeeds only on values that sum to the total;
+//   - lock-freedom, observed: a thread stalled at any step of its K-CAS (never scheduled
+//     again until the other finishes) does not stop another thread's K-CAS on the same
+//     words from completing; the other thread finishes the stalled operation for it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuckoo/explore/scheduler.hpp"
+#include "cuckoo/explore/sync.hpp"
+#include "cuckoo/sync/kcas.hpp"
+
+namespace {
+
+namespace ex = cuckoo::explore;
+using Kcas = cuckoo::sync::BasicKcas<ex::Sync>;
+using Word = cuckoo::sync::BasicKcasWord<ex::Sync>;
+
+bool long_lane() {
+  const char* env = std::getenv("CUCKOO_EXPLORE_LONG");
+  return env != nullptr && std::string(env) == "1";
+}
+
+void report(const std::string& what, const ex::Result& r) {
+  std::printf("[explore] %s: %s\n", what.c_str(), r.summary().c_str());
+}
+
+constexpr unsigned kWords = 3;
+constexpr std::uint64_t kStart = 10;
+
+// One recorded operation: a K-CAS (indices, expected, desired, result) or a read.
+struct Op {
+  bool is_read = false;
+  std::vector<unsigned> index;
+  std::vector<std::uint64_t> expected;
+  std::vector<std::uint64_t> desired;
+  bool result = false;        // K-CAS
+  std::uint64_t value = 0;    // read
+  std::uint64_t invoked = 0;  // stamps from a plain counter: scenario order
+  std::uint64_t returned = 0;
+};
+
+struct Shared {
+  std::array<Word, kWords> words;
+  std::uint64_t clock = 0;  // not a scheduling point: stamps follow the explored order
+  std::vector<Op> history;
+  Shared() {
+    for (auto& w : words) (void)Kcas::cas(w, 0, kStart);
+  }
+  bool kcas(std::vector<unsigned> idx, std::vector<std::uint64_t> expected, std::vector<std::uint64_t> desired) {
+    Op op;
+    op.index = idx;
+    op.expected = expected;
+    op.desired = desired;
+    op.invoked = clock++;
+    std::array<Kcas::Entry, kWords> e{};
+    for (std::size_t i = 0; i < idx.size(); ++i) e[i] = {&words[idx[i]], expected[i], desired[i]};
+    op.result = Kcas::kcas(std::span<Kcas::Entry>(e.data(), idx.size()));
+    op.returned = clock++;
+    history.push_back(op);
+    return op.result;
+  }
+  std::uint64_t read(unsigned i) {
+    Op op;
+    op.is_read = true;
+    op.index = {i};
+    op.invoked = clock++;
+    op.value = Kcas::read(words[i]);
+    op.returned = clock++;
+    history.push_back(op);
+    return op.value;
+  }
+};
+
+// Wing & Gong's search, without memoization (a scenario has at most a dozen operations).
+bool linearizable(const std::vector<Op>& ops, std::vector<bool>& done, std::array<std::uint64_t, kWords>& state,
+                  std::size_t left) {
+  if (left == 0) return true;
+  std::uint64_t first_return = ~std::uint64_t{0};
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (!done[i]) first_return = std::min(first_return, ops[i].returned);
+  }
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (done[i] || op.invoked > first_return) continue;  // real time: nothing returned before it may follow it
+    bool legal = false;
+    std::array<std::uint64_t, kWords> next = state;
+    if (op.is_read) {
+      legal = state[op.index[0]] == op.value;
+    } else {
+      bool match = true;
+      for (std::size_t k = 0; k < op.index.size(); ++k) match = match && state[op.index[k]] == op.expected[k];
+      legal = match == op.result;
+      if (match) {
+        for (std::size_t k = 0; k < op.index.size(); ++k) next[op.index[k]] = op.desired[k];
+      }
+    }
+    if (!legal) continue;
+    done[i] = true;
+    if (linearizable(ops, done, next, left - 1)) return true;
+    done[i] = false;
+  }
+  return false;
+}
+
+std::string check_history(const std::vector<Op>& ops) {
+  std::vector<bool> done(ops.size(), false);
+  std::array<std::uint64_t, kWords> state{};
+  state.fill(kStart);
+  if (linearizable(ops, done, state, ops.size())) return {};
+  std::string out = "the K-CAS history is not linearizable:";
+  for (const Op& op : ops) {
+    out += "\n  [" + std::to_string(op.invoked) + ", " + std::to_string(op.returned) + "] ";
+    if (op.is_read) {
+      out += "read w" + std::to_string(op.index[0]) + " -> " + std::to_string(op.value);
+    } else {
+      out += "kcas(";
+      for (std::size_t k = 0; k < op.index.size(); ++k) {
+        out += (k ? ", w" : "w") + std::to_string(op.index[k]) + ": " + std::to_string(op.expected[k]) + "->" +
+               std::to_string(op.desired[k]);
+      }
+      out += std::string(") -> ") + (op.result ? "true" : "false");
+    }
+  }
+  return out;
+}
+
+// Two movers (a transfer of 2 units from one word to two others, then one of 1 unit
+// between two words, each from values read just before) and a reader that reads every
+// word and writes the snapshot back with a K-CAS.
+ex::Scenario transfers() {
+  return [] {
+    auto s = std::make_shared<Shared>();
+    ex::Execution e;
+    e.state = s;
+    for (unsigned t = 0; t < 2; ++t) {
+      e.threads.push_back([s, t] {
+        const unsigned a = t;
+        const unsigned b = (t + 1) % kWords;
+        const unsigned c = (t + 2) % kWords;
+        const std::uint64_t va = s->read(a);
+        const std::uint64_t vb = s->read(b);
+        const std::uint64_t vc = s->read(c);
+        (void)s->kcas({a, b, c}, {va, vb, vc}, {va - 2, vb + 1, vc + 1});
+        const std::uint64_t vb2 = s->read(b);
+        const std::uint64_t va2 = s->read(a);
+        (void)s->kcas({b, a}, {vb2, va2}, {vb2 - 1, va2 + 1});
+      });
+    }
+    e.threads.push_back([s] {
+      std::array<std::uint64_t, kWords> v{};
+      for (unsigned i = 0; i < kWords; ++i) v[i] = s->read(i);
+      if (s->kcas({0, 1, 2}, {v[0], v[1], v[2]}, {v[0], v[1], v[2]})) {
+        ex::require(v[0] + v[1] + v[2] == kWords * kStart,
+                    "a snapshot K-CAS succeeded on values that sum to " + std::to_string(v[0] + v[1] + v[2]));
+      }
+    });
+    e.check = [s]() -> std::string {
+      std::uint64_t sum = 0;
+      for (const auto& w : s->words) sum += Kcas::read(w);
+      if (sum != kWords * kStart) return "the words sum to " + std::to_string(sum) + " after the threads";
+      return check_history(s->history);
+    };
+    return e;
+  };
+}
+
+TEST(KcasExplored, HistoriesAreLinearizable) {
+  const std::uint64_t runs = long_lane() ? 50'000 : 1'500;
+  const ex::Result w = ex::random_walk(transfers(), 0xca5, runs);
+  report("kcas 2 movers + reader random", w);
+  EXPECT_FALSE(w.failed) << w.message;
+  const ex::Result p = ex::pct(transfers(), 0xca5, 3, runs);
+  report("kcas 2 movers + reader pct(3)", p);
+  EXPECT_FALSE(p.failed) << p.message;
+  const ex::Result b = ex::bounded(transfers(), 1, long_lane() ? 2'000'000 : 200'000);
+  report("kcas 2 movers + reader bounded(1)", b);
+  EXPECT_FALSE(b.failed) << b.message;
+}
+
+// Thread 0: one K-CAS of w0 and w1 from 10 to 11. Thread 1: read both, K-CAS them up by
+// 10, until it succeeds. Schedule: thread 0 for n steps, then thread 1 to its end (it
+// never waits), then thread 0. Thread 1 must end first for every n up to thread 0's
+// whole operation: the stalled operation is no obstacle. Where thread 0's K-CAS was
+// already installed when it stalled, thread 1 completes it (thread 0 then returns true
+// although it did not run meanwhile).
+struct StallLog {
+  std::vector<int> finished;  // thread numbers in the order their operations returned
+  bool kcas0 = false;
+};
+
+ex::Scenario stall() {
+  return [] {
+    auto s = std::make_shared<Shared>();
+    auto log = std::make_shared<StallLog>();
+    ex::Execution e;
+    e.state = std::make_shared<std::pair<std::shared_ptr<Shared>, std::shared_ptr<StallLog>>>(s, log);
+    e.threads.push_back([s, log] {
+      log->kcas0 = s->kcas({0, 1}, {kStart, kStart}, {kStart + 1, kStart + 1});
+      log->finished.push_back(0);
+    });
+    e.threads.push_back([s, log] {
+      for (int attempt = 0; attempt < 8; ++attempt) {  // bound: thread 0 changes the words once
+        const std::uint64_t a = s->read(0);
+        const std::uint64_t b = s->read(1);
+        if (s->kcas({0, 1}, {a, b}, {a + 10, b + 10})) break;
+      }
+      log->finished.push_back(1);
+    });
+    e.check = [s, log]() -> std::string {
+      const std::uint64_t a = Kcas::read(s->words[0]);
+      const std::uint64_t b = Kcas::read(s->words[1]);
+      const std::uint64_t want = log->kcas0 ? kStart + 11 : kStart + 10;
+      if (a != want || b != want) {
+        return "w0 = " + std::to_string(a) + ", w1 = " + std::to_string(b) + ", expected " + std::to_string(want);
+      }
+      return check_history(s->history);
+    };
+    return e;
+  };
+}
+
+TEST(KcasExplored, AStalledOperationDoesNotStopAnother) {
+  unsigned stalled_inside = 0;  // n where thread 0 had started, had not returned, and thread 1 still finished
+  unsigned helped = 0;          // of those, thread 0's K-CAS succeeded while it was stalled
+  bool thread0_done_alone = false;
+  // Bound: thread 0's K-CAS of two words takes a few dozen steps; 400 is far beyond.
+  for (unsigned n = 0; n < 400 && !thread0_done_alone; ++n) {
+    std::string schedule;
+    for (unsigned k = 0; k < n; ++k) schedule += "0.";
+    schedule += "1";
+    std::shared_ptr<StallLog> log;
+    const ex::Scenario scenario = [&] {
+      ex::Execution e = stall()();
+      log = std::static_pointer_cast<std::pair<std::shared_ptr<Shared>, std::shared_ptr<StallLog>>>(e.state)->second;
+      return e;
+    };
+    const ex::Result r = ex::replay(scenario, schedule);
+    ASSERT_FALSE(r.failed) << "thread 0 stalled after " << n << " steps: " << r.message;
+    ASSERT_EQ(log->finished.size(), 2U);
+    if (log->finished[0] == 0) {
+      thread0_done_alone = true;  // n covers thread 0's whole operation
+      break;
+    }
+    if (n > 0) ++stalled_inside;
+    if (n > 0 && log->kcas0) ++helped;
+  }
+  std::printf("[explore] kcas stall: thread 1 finished with thread 0 stalled at %u steps of its K-CAS; "
+              "%u of them completed thread 0's operation for it\n",
+              stalled_inside, helped);
+  EXPECT_TRUE(thread0_done_alone) << "thread 0's operation never finished within the bound";
+  EXPECT_GT(stalled_inside, 10U);
+  EXPECT_GT(helped, 0U) << "no stall point where the other thread finished the stalled K-CAS";
+}
+
+}  // namespace
