@@ -119,7 +119,7 @@ TEST(StripedMapExplored, HistoriesAreLinearizable) {
     report(name + " pct(3)", p);
     EXPECT_FALSE(p.failed) << p.message;
     const unsigned bound = long_lane() ? 2 : 1;
-    const ex::Result b = ex::bounded(churn<StripedMapFault::kNone>(grow), bound, long_lane() ? 2'000'000 : 20'000);
+    const ex::Result b = ex::bounded(churn<StripedMapFault::kNone>(grow), bound, long_lane() ? 100'000 : 20'000);
     report(name + " bounded(" + std::to_string(bound) + ")", b);
     EXPECT_FALSE(b.failed) << b.message;
     if (!long_lane()) {
