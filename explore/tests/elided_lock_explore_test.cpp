@@ -30,6 +30,7 @@
 #include "cuckoo/hash.hpp"
 #include "cuckoo/subjects/history.hpp"
 #include "cuckoo/subjects/linearizability.hpp"
+#include "cuckoo/subjects/run_and_check.hpp"
 #include "cuckoo/sync/elided_lock.hpp"
 #include "cuckoo/sync/mcs_lock.hpp"
 
@@ -278,21 +279,11 @@ ex::Scenario recorded(std::function<std::unique_ptr<Subject>()> make, Insert ins
   };
 }
 
-sub::InsertOutcome outcome(cuckoo::InsertResult r) {
-  switch (r) {
-    case cuckoo::InsertResult::kInserted: return sub::InsertOutcome::kInserted;
-    case cuckoo::InsertResult::kFull: return sub::InsertOutcome::kFull;
-    case cuckoo::InsertResult::kDuplicateLimit: return sub::InsertOutcome::kDuplicateLimit;
-    case cuckoo::InsertResult::kExists: return sub::InsertOutcome::kExists;
-    case cuckoo::InsertResult::kUpdated: return sub::InsertOutcome::kUpdated;
-  }
-  return sub::InsertOutcome::kFull;
-}
 
 ex::Scenario coarse_filter(std::shared_ptr<Totals> totals) {
   return recorded<ExploredFilter>(
       [] { return std::make_unique<ExploredFilter>(small_filter(), HtmPolicy::serial_emulation()); },
-      [](ExploredFilter& f, std::uint64_t key, std::uint64_t) { return outcome(f.insert(key)); },
+      [](ExploredFilter& f, std::uint64_t key, std::uint64_t) { return sub::outcome_of(f.insert(key)); },
       [](const ExploredFilter& f) { return f.elision_stats(); },
       [](const sub::History& h) { return sub::check_multiset(h, sub::MultisetSpec::filter(4)); }, totals);
 }
@@ -305,7 +296,7 @@ ex::Scenario coarse_map(std::shared_ptr<Totals> totals) {
         c.seed = 0x5eed;
         return std::make_unique<ExploredMap>(c, HtmPolicy::serial_emulation());
       },
-      [](ExploredMap& m, std::uint64_t key, std::uint64_t value) { return outcome(m.insert(key, value)); },
+      [](ExploredMap& m, std::uint64_t key, std::uint64_t value) { return sub::outcome_of(m.insert(key, value)); },
       [](const ExploredMap& m) { return m.lock_stats(); },
       [](const sub::History& h) { return sub::check_map(h); }, totals);
 }

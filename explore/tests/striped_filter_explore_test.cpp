@@ -24,6 +24,7 @@
 #include "cuckoo/hash.hpp"
 #include "cuckoo/subjects/history.hpp"
 #include "cuckoo/subjects/linearizability.hpp"
+#include "cuckoo/subjects/run_and_check.hpp"
 
 namespace {
 
@@ -58,16 +59,6 @@ struct Shared {
   sub::HistoryRecorder recorder{3, 8};  // churn's calls, the prefill as thread 0's first
 };
 
-sub::InsertOutcome outcome(InsertResult r) {
-  switch (r) {
-    case InsertResult::kInserted: return sub::InsertOutcome::kInserted;
-    case InsertResult::kFull: return sub::InsertOutcome::kFull;
-    case InsertResult::kDuplicateLimit: return sub::InsertOutcome::kDuplicateLimit;
-    case InsertResult::kExists: return sub::InsertOutcome::kExists;
-    case InsertResult::kUpdated: return sub::InsertOutcome::kUpdated;
-  }
-  return sub::InsertOutcome::kFull;
-}
 
 // Records one call of thread t on the filter.
 template <class Policy>
@@ -75,7 +66,7 @@ InsertResult record_insert(Shared<Policy>& s, std::uint32_t t, std::uint64_t h) 
   InsertResult r = InsertResult::kFull;
   (void)s.recorder.thread(t).record(sub::OpKind::kInsert, h, 0, [&] {
     r = s.filter.insert(h);
-    return outcome(r);
+    return sub::outcome_of(r);
   });
   return r;
 }

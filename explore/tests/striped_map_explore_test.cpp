@@ -24,6 +24,7 @@
 #include "cuckoo/hash.hpp"
 #include "cuckoo/subjects/history.hpp"
 #include "cuckoo/subjects/linearizability.hpp"
+#include "cuckoo/subjects/run_and_check.hpp"
 
 namespace {
 
@@ -44,16 +45,6 @@ void report(const std::string& what, const ex::Result& r) {
   std::printf("[explore] %s: %s\n", what.c_str(), r.summary().c_str());
 }
 
-sub::InsertOutcome outcome(cuckoo::InsertResult r) {
-  switch (r) {
-    case cuckoo::InsertResult::kInserted: return sub::InsertOutcome::kInserted;
-    case cuckoo::InsertResult::kFull: return sub::InsertOutcome::kFull;
-    case cuckoo::InsertResult::kDuplicateLimit: return sub::InsertOutcome::kDuplicateLimit;
-    case cuckoo::InsertResult::kExists: return sub::InsertOutcome::kExists;
-    case cuckoo::InsertResult::kUpdated: return sub::InsertOutcome::kUpdated;
-  }
-  return sub::InsertOutcome::kFull;
-}
 
 template <StripedMapFault Fault>
 struct Shared {
@@ -75,21 +66,21 @@ ex::Scenario churn(bool grow) {
     auto s = std::make_shared<Shared<Fault>>(c);
     sub::HistoryRecorder::ThreadLog& setup = s->recorder.thread(0);
     for (std::uint64_t k = 100; k < (grow ? 101U : 102U); ++k) {
-      (void)setup.record(sub::OpKind::kInsert, k, k, [&] { return outcome(s->map.insert(k, k)); });
+      (void)setup.record(sub::OpKind::kInsert, k, k, [&] { return sub::outcome_of(s->map.insert(k, k)); });
     }
     ex::Execution e;
     e.state = s;
     e.threads.push_back([s] {
       auto& log = s->recorder.thread(0);
       for (std::uint64_t k : {1, 2}) {
-        (void)log.record(sub::OpKind::kInsert, k, 10 * k, [&] { return outcome(s->map.insert(k, 10 * k)); });
+        (void)log.record(sub::OpKind::kInsert, k, 10 * k, [&] { return sub::outcome_of(s->map.insert(k, 10 * k)); });
       }
     });
     e.threads.push_back([s] {
       auto& log = s->recorder.thread(1);
-      (void)log.record(sub::OpKind::kInsert, 1, 11, [&] { return outcome(s->map.insert(1, 11)); });
+      (void)log.record(sub::OpKind::kInsert, 1, 11, [&] { return sub::outcome_of(s->map.insert(1, 11)); });
       (void)log.record(sub::OpKind::kErase, 100, 0, [&] { return s->map.erase(100); });
-      (void)log.record(sub::OpKind::kInsert, 3, 30, [&] { return outcome(s->map.insert(3, 30)); });
+      (void)log.record(sub::OpKind::kInsert, 3, 30, [&] { return sub::outcome_of(s->map.insert(3, 30)); });
     });
     e.threads.push_back([s] {
       auto& log = s->recorder.thread(2);
@@ -207,18 +198,18 @@ ex::Scenario race(Race r) {
     auto s = std::make_shared<Shared<Fault>>(full_table_config());
     sub::HistoryRecorder::ThreadLog& setup = s->recorder.thread(0);
     for (const std::uint64_t k : r.prefill) {
-      (void)setup.record(sub::OpKind::kInsert, k, k, [&] { return outcome(s->map.insert(k, k)); });
+      (void)setup.record(sub::OpKind::kInsert, k, k, [&] { return sub::outcome_of(s->map.insert(k, k)); });
     }
     ex::Execution e;
     e.state = s;
     e.threads.push_back([s, r] {
       (void)s->recorder.thread(0).record(sub::OpKind::kInsert, r.key, 1,
-                                         [&] { return outcome(s->map.insert(r.key, 1)); });
+                                         [&] { return sub::outcome_of(s->map.insert(r.key, 1)); });
     });
     e.threads.push_back([s, r] {
       auto& log = s->recorder.thread(1);
       (void)log.record(sub::OpKind::kErase, r.victim, 0, [&] { return s->map.erase(r.victim); });
-      (void)log.record(sub::OpKind::kInsert, r.key, 2, [&] { return outcome(s->map.insert(r.key, 2)); });
+      (void)log.record(sub::OpKind::kInsert, r.key, 2, [&] { return sub::outcome_of(s->map.insert(r.key, 2)); });
     });
     e.check = [s]() -> std::string {
       const sub::CheckResult verdict = sub::check_map(s->recorder.take_history());
