@@ -368,6 +368,16 @@ class Htm {
     return kRandomAbortReasons[detail::htm_mix64(bits) % kReasons];
   }
 
+  // What begin() number n (counted per Htm) is dealt under a kScripted or kRandom
+  // policy: an injected status, or make_started() (start an emulated transaction). A pure
+  // function of its arguments; the checking policy's Htm deals the same way.
+  static HtmStatus dealt(const HtmPolicy& p, std::uint64_t n) noexcept {
+    if (p.backend == HtmBackend::kRandom) return random_decision(p.seed, p.abort_probability, n);
+    if (n < p.script.size()) return p.script[n];
+    if (p.script_end == ScriptEnd::kRepeat) return p.script[n % p.script.size()];
+    return HtmStatus::make_started();
+  }
+
   // Tries to start a transaction on the calling thread.
   //   is_started():     a transaction is open; finish it with end() or abort().
   //                     Hardware: if it aborts later, control comes back out of this
@@ -390,9 +400,8 @@ class Htm {
       case HtmBackend::kAlwaysAbort:
         return inject(policy_.forced_abort);
       case HtmBackend::kScripted:
-        return begin_scripted();
       case HtmBackend::kRandom:
-        return begin_random();
+        return begin_dealt();
       case HtmBackend::kSerialEmulation:
         return begin_emulated();
     }
@@ -542,19 +551,11 @@ class Htm {
     return s;
   }
 
-  HtmStatus begin_scripted() noexcept {
-    // relaxed: the cursor only deals out entry numbers; each call gets a distinct one.
+  // kScripted and kRandom.
+  HtmStatus begin_dealt() noexcept {
+    // relaxed: the cursor only deals out begin numbers; each call gets a distinct one.
     const std::uint64_t n = cursor_.fetch_add(1, std::memory_order_relaxed);
-    const std::vector<HtmStatus>& script = policy_.script;
-    if (n < script.size()) return inject(script[n]);
-    if (policy_.script_end == ScriptEnd::kRepeat) return inject(script[n % script.size()]);
-    return begin_emulated();
-  }
-
-  HtmStatus begin_random() noexcept {
-    // relaxed: as in begin_scripted.
-    const std::uint64_t n = cursor_.fetch_add(1, std::memory_order_relaxed);
-    return inject(random_decision(policy_.seed, policy_.abort_probability, n));
+    return inject(dealt(policy_, n));
   }
 
   HtmStatus begin_emulated() noexcept {

@@ -108,15 +108,9 @@ class Htm {
         return sync::HtmStatus::make_not_started();
       case sync::HtmBackend::kAlwaysAbort:
         return policy_.forced_abort;
-      case sync::HtmBackend::kScripted: {
-        const std::uint64_t n = cursor_++;
-        const auto& script = policy_.script;
-        if (n < script.size()) return script[n];
-        if (policy_.script_end == sync::ScriptEnd::kRepeat) return script[n % script.size()];
-        return sync::HtmStatus::make_started();
-      }
+      case sync::HtmBackend::kScripted:
       case sync::HtmBackend::kRandom:
-        return sync::Htm::random_decision(policy_.seed, policy_.abort_probability, cursor_++);
+        return sync::Htm::dealt(policy_, cursor_++);
       case sync::HtmBackend::kHardware:
       case sync::HtmBackend::kSerialEmulation:
         return sync::HtmStatus::make_started();
