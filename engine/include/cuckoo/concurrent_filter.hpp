@@ -1,13 +1,15 @@
 // Concurrent cuckoo filters: the partial-key cuckoo filter of cuckoo_filter.hpp with
-// insert, contains and erase callable from any number of threads at once, in two
+// insert, contains and erase callable from any number of threads at once, in three
 // designs behind one interface (the concept ConcurrentFilterLike):
 //
 //   ConcurrentFilter<CoarseElided>   BasicCoarseConcurrentFilter: one elided lock
 //                                    around a BasicCuckooFilter (seed 004).
 //   ConcurrentFilter<StripedLocks>   BasicStripedConcurrentFilter: striped bucket
 //                                    locks, lock-free path search, optimistic lookups.
+//   ConcurrentFilter<LockFreeKcas>   BasicLockFreeFilter (cuckoo/lock_free_filter.hpp):
+//                                    no locks, relocations by multi-word CAS (seed 003).
 //
-// Both take the CuckooFilterConfig of CuckooFilter, throw the same ConfigError for a bad
+// All three take the CuckooFilterConfig of CuckooFilter, throw the same ConfigError for a bad
 // one, derive buckets and fingerprint from the hash exactly as CuckooFilter does, and keep
 // its semantics (claims C1, C5, C6; C10 is checked by stress/):
 //   - no false negatives: contains(x) is true for every x whose insert returned
@@ -125,10 +127,16 @@ namespace cuckoo {
 enum class ConcurrentFilterDesign : std::uint8_t {
   kCoarseElided,  // one elided lock (RTM, MCS fallback) around a CuckooFilter
   kStripedLocks,  // striped bucket locks, lock-free path search, optimistic lookups
+  kLockFreeKcas,  // no locks: relocations by multi-word CAS (cuckoo/lock_free_filter.hpp)
 };
 
 constexpr std::string_view to_string(ConcurrentFilterDesign d) noexcept {
-  return d == ConcurrentFilterDesign::kCoarseElided ? "coarse_elided" : "striped_locks";
+  switch (d) {
+    case ConcurrentFilterDesign::kCoarseElided: return "coarse_elided";
+    case ConcurrentFilterDesign::kStripedLocks: return "striped_locks";
+    case ConcurrentFilterDesign::kLockFreeKcas: return "lock_free_kcas";
+  }
+  return "unknown";
 }
 
 // Design tags for ConcurrentFilter<Design>.
@@ -137,6 +145,10 @@ struct CoarseElided {
 };
 struct StripedLocks {
   static constexpr ConcurrentFilterDesign kDesign = ConcurrentFilterDesign::kStripedLocks;
+};
+// Defined in cuckoo/lock_free_filter.hpp (include it to use this tag).
+struct LockFreeKcas {
+  static constexpr ConcurrentFilterDesign kDesign = ConcurrentFilterDesign::kLockFreeKcas;
 };
 
 // The interface both designs implement (integer keys shown; the key-level calls accept

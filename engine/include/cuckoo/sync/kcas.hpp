@@ -30,7 +30,8 @@
 // rewrite fields (so a helper reading a mix of old and new fields sees the bump).
 //
 // read(word): the word's logical value: a descriptor found there is helped to the end
-// first. cas(word, expected, desired): a single-word CAS that is linearizable with
+// first. peek(word): the same value without writing: a descriptor is interpreted (its
+// status says which of its values is the word's), not helped. cas(word, expected, desired): a single-word CAS that is linearizable with
 // kcas() (it helps a descriptor it finds, then CASes the plain value).
 //
 // Thread ids: each thread (each logical thread under the explorer) takes a free id in
@@ -126,6 +127,23 @@ class BasicKcas {
     for (;;) {
       const std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
       if (!help_if_descriptor(raw)) return raw >> 2;
+    }
+  }
+
+  // The logical value of `word` without writing anything: a descriptor found there is
+  // not helped but interpreted (an RDCSS in progress: the value it expects; a K-CAS: its
+  // desired value if it has succeeded, else its expected one). Linearizable with kcas()
+  // and cas(): the K-CAS's status is read after the word, so the value returned held at
+  // that later instant. For readers that must not write shared memory (a filter's
+  // lookups); an updater should use read(), which finishes what it finds.
+  static std::uint64_t peek(const Word& word) noexcept {
+    // Bound: a retry needs the descriptor met to have been reused meanwhile, i.e. its
+    // operation finished (lock-free).
+    for (;;) {
+      const std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
+      if ((raw & kTagMask) == 0) [[likely]] return raw >> 2;
+      std::uint64_t value = 0;
+      if (interpret(raw, &word, value)) return value >> 2;
     }
   }
 
@@ -235,6 +253,30 @@ class BasicKcas {
       snap.desired[i] = desc.desired[i].load(std::memory_order_acquire);
     }
     return desc.state.load(std::memory_order_acquire) / 4 == seq_of(ref);
+  }
+
+  // The raw logical value of `word`, which held descriptor reference `ref`; false if
+  // the descriptor has been reused since (its operation is finished: load the word
+  // again).
+  static bool interpret(std::uint64_t ref, const Word* word, std::uint64_t& value) noexcept {
+    if ((ref & kTagMask) == kRdcssTag) {
+      const RdcssDescriptor& desc = domain().rdcss[tid_of(ref)];
+      if (desc.seq.load(std::memory_order_acquire) != seq_of(ref)) return false;
+      value = desc.expected.load(std::memory_order_acquire);  // not yet swapped in
+      return desc.seq.load(std::memory_order_acquire) == seq_of(ref);
+    }
+    const KcasDescriptor& desc = domain().kcas[tid_of(ref)];
+    const std::uint64_t state = desc.state.load(std::memory_order_seq_cst);
+    if (state / 4 != seq_of(ref)) return false;
+    const auto count = static_cast<unsigned>(desc.count.load(std::memory_order_acquire));
+    bool found = false;
+    for (unsigned i = 0; i < count && i < kMaxWords && !found; ++i) {
+      if (desc.words[i].load(std::memory_order_acquire) != word) continue;
+      value = state % 4 == kSucceeded ? desc.desired[i].load(std::memory_order_acquire)
+                                      : desc.expected[i].load(std::memory_order_acquire);
+      found = true;
+    }
+    return found && desc.state.load(std::memory_order_acquire) / 4 == seq_of(ref);
   }
 
   static void help_kcas(std::uint64_t ref) noexcept {
