@@ -5,7 +5,8 @@
 //   - linearizability: every explored history of K-CAS and read operations on three
 //     words has a sequential order, consistent with real time, in which each K-CAS
 //     succeeds exactly when its expected values are there and each read returns the
-//     value there (a brute-force search over the few operations of a scenario);
+//     value there (a brute-force search over the few operations of a scenario), whether
+//     it reads by read() (helping) or by peek() (interpreting descriptors, no writes);
 //   - atomicity: transfers keep the sum of the words, and a K-CAS that writes back a
 //     snapshot succeeds only on values that sum to the total;
 //   - lock-freedom, observed: a thread stalled at any step of its K-CAS (never scheduled
@@ -75,12 +76,14 @@ struct Shared {
     history.push_back(op);
     return op.result;
   }
-  std::uint64_t read(unsigned i) {
+  // A read by Kcas::read (helps what it finds) or, with `peek`, by Kcas::peek (writes
+  // nothing); both are reads of the word's value to the checker.
+  std::uint64_t read(unsigned i, bool peek = false) {
     Op op;
     op.is_read = true;
     op.index = {i};
     op.invoked = clock++;
-    op.value = Kcas::read(words[i]);
+    op.value = peek ? Kcas::peek(words[i]) : Kcas::read(words[i]);
     op.returned = clock++;
     history.push_back(op);
     return op.value;
@@ -178,6 +181,46 @@ ex::Scenario transfers() {
     };
     return e;
   };
+}
+
+// The two movers of transfers() and a reader that peeks at every word twice: peek
+// interprets the descriptors it meets (an RDCSS's expected value, a K-CAS's desired
+// value once it has succeeded, else its expected one) instead of helping.
+ex::Scenario peeks() {
+  return [] {
+    auto s = std::make_shared<Shared>();
+    ex::Execution e;
+    e.state = s;
+    for (unsigned t = 0; t < 2; ++t) {
+      e.threads.push_back([s, t] {
+        const unsigned a = t;
+        const unsigned b = (t + 1) % kWords;
+        const std::uint64_t va = s->read(a);
+        const std::uint64_t vb = s->read(b);
+        (void)s->kcas({a, b}, {va, vb}, {va - 1, vb + 1});
+      });
+    }
+    e.threads.push_back([s] {
+      for (int pass = 0; pass < 2; ++pass) {
+        for (unsigned i = 0; i < kWords; ++i) (void)s->read(i, /*peek=*/true);
+      }
+    });
+    e.check = [s]() -> std::string { return check_history(s->history); };
+    return e;
+  };
+}
+
+TEST(KcasExplored, PeeksAreLinearizable) {
+  const std::uint64_t runs = long_lane() ? 50'000 : 1'500;
+  const ex::Result w = ex::random_walk(peeks(), 0x9eec, runs);
+  report("kcas 2 movers + peeker random", w);
+  EXPECT_FALSE(w.failed) << w.message;
+  const ex::Result p = ex::pct(peeks(), 0x9eec, 3, runs);
+  report("kcas 2 movers + peeker pct(3)", p);
+  EXPECT_FALSE(p.failed) << p.message;
+  const ex::Result b = ex::bounded(peeks(), 1, long_lane() ? 2'000'000 : 200'000);
+  report("kcas 2 movers + peeker bounded(1)", b);
+  EXPECT_FALSE(b.failed) << b.message;
 }
 
 TEST(KcasExplored, HistoriesAreLinearizable) {

@@ -1,0 +1,354 @@
+// The lock-free filter (cuckoo/lock_free_filter.hpp) under the deterministic scheduler,
+// instantiated with explore::Sync: every access to a bucket word and to a K-CAS
+// descriptor is a scheduling point, so the explorer interleaves the relocations' K-CAS
+// steps, the CAS inserts and erases and the lookups' double collects. A small, nearly
+// full table (4 buckets of 2 slots, f = 8) makes inserts take cuckoo paths.
+//
+// Claims checked in every explored execution:
+//   - churn (3 threads: inserts that need paths, an insert and its erase, a reader of the
+//     prefilled items): no false negative for a prefilled item at any time, nor for an
+//     inserted item after its insert returned; the history of the calls (the prefill
+//     first) is linearizable against the multiset specification with the filter
+//     relaxations (the subject layer's checker); after the threads, every item kept is
+//     found, size() is exact and check_invariants() holds;
+//   - focused races, explored exhaustively within 2 preemptions: a lookup and an erase
+//     of an item that a relocation moves from its second bucket to its first (the
+//     direction a read of bucket 1, then bucket 2 can miss), and an erase and refill of
+//     the slot a path search saw, which the hop must notice;
+//   - lock-freedom, observed: the inserting thread stalled after any number of its steps
+//     (never scheduled again until the other thread ends) does not stop another thread's
+//     lookup, erase and insert on the same buckets from completing.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuckoo/explore/scheduler.hpp"
+#include "cuckoo/explore/sync.hpp"
+#include "cuckoo/hash.hpp"
+#include "cuckoo/lock_free_filter.hpp"
+#include "cuckoo/subjects/history.hpp"
+#include "cuckoo/subjects/linearizability.hpp"
+#include "cuckoo/subjects/run_and_check.hpp"
+
+namespace {
+
+namespace ex = cuckoo::explore;
+namespace sub = cuckoo::subjects;
+using cuckoo::CuckooFilterConfig;
+using cuckoo::CuckooFilterPlacement;
+using cuckoo::InsertResult;
+
+using Explored = cuckoo::BasicLockFreeFilter<cuckoo::DefaultHasher, ex::Sync>;
+using Serial = cuckoo::BasicLockFreeFilter<cuckoo::DefaultHasher, cuckoo::sync::StdSync>;
+
+bool long_lane() {
+  const char* env = std::getenv("CUCKOO_EXPLORE_LONG");
+  return env != nullptr && std::string(env) == "1";
+}
+
+void report(const char* what, const ex::Result& r) { std::printf("[explore] %s: %s\n", what, r.summary().c_str()); }
+
+std::uint64_t key_hash(std::uint64_t i) { return cuckoo::detail::mix64(0x10cf7eeULL + i); }
+
+constexpr unsigned kPrefilled = 6;
+constexpr unsigned kSlots = 2;
+
+CuckooFilterConfig small_config() {
+  CuckooFilterConfig c;
+  c.capacity = 4 * kSlots;  // 4 buckets
+  c.fingerprint_bits = 8;
+  c.slots_per_bucket = kSlots;
+  c.max_kicks = 64;
+  c.seed = 1;
+  return c;
+}
+
+struct Shared {
+  Explored filter{small_config()};
+  std::vector<std::uint64_t> prefilled;
+  std::vector<std::uint64_t> kept;  // inserted by the threads and not erased
+  sub::HistoryRecorder recorder{3, 8};
+};
+
+// The first kPrefilled hashes from key_hash(first) on that a fresh filter takes.
+template <class Filter>
+std::vector<std::uint64_t> prefill(Filter& filter, std::uint64_t first) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t i = first; out.size() < kPrefilled; ++i) {  // bound: the table has 8 slots
+    if (filter.insert_hash(key_hash(i)) == InsertResult::kInserted) out.push_back(key_hash(i));
+  }
+  return out;
+}
+
+InsertResult record_insert(Shared& s, std::uint32_t t, std::uint64_t h) {
+  InsertResult r = InsertResult::kFull;
+  (void)s.recorder.thread(t).record(sub::OpKind::kInsert, h, 0, [&] {
+    r = s.filter.insert_hash(h);
+    return sub::outcome_of(r);
+  });
+  return r;
+}
+bool record_contains(Shared& s, std::uint32_t t, std::uint64_t h) {
+  return s.recorder.thread(t).record(sub::OpKind::kContains, h, 0, [&] { return s.filter.contains_hash(h); });
+}
+bool record_erase(Shared& s, std::uint32_t t, std::uint64_t h) {
+  return s.recorder.thread(t).record(sub::OpKind::kErase, h, 0, [&] { return s.filter.erase_hash(h); });
+}
+
+// After the threads: every kept and prefilled item found, size exact, invariants.
+std::string check_final(const Shared& s, const std::vector<std::uint64_t>& prefilled_left) {
+  for (const std::uint64_t h : prefilled_left) {
+    if (!s.filter.contains_hash(h)) return "after the threads, a prefilled item is absent";
+  }
+  for (const std::uint64_t h : s.kept) {
+    if (!s.filter.contains_hash(h)) return "after the threads, an inserted item is absent";
+  }
+  const std::uint64_t expected = prefilled_left.size() + s.kept.size();
+  if (s.filter.size() != expected) {
+    return "size() is " + std::to_string(s.filter.size()) + ", expected " + std::to_string(expected);
+  }
+  return s.filter.check_invariants();
+}
+
+ex::Scenario churn() {
+  return [] {
+    auto s = std::make_shared<Shared>();
+    s->prefilled = prefill(s->filter, 0);
+    for (const std::uint64_t h : s->prefilled) {  // the prefill, as calls that came first
+      (void)s->recorder.thread(0).record(sub::OpKind::kInsert, h, 0, [] { return sub::InsertOutcome::kInserted; });
+    }
+    ex::Execution e;
+    e.state = s;
+    e.threads.push_back([s] {  // two inserts that need paths, each checked after
+      for (std::uint64_t i = 100; i < 102; ++i) {
+        if (record_insert(*s, 0, key_hash(i)) == InsertResult::kInserted) {
+          ex::require(record_contains(*s, 0, key_hash(i)), "an item just inserted is reported absent");
+          s->kept.push_back(key_hash(i));
+        }
+      }
+    });
+    e.threads.push_back([s] {  // an insert and its erase
+      if (record_insert(*s, 1, key_hash(200)) == InsertResult::kInserted) {
+        ex::require(record_erase(*s, 1, key_hash(200)), "erase of an item just inserted found nothing");
+      }
+    });
+    e.threads.push_back([s] {  // the reader
+      for (const std::uint64_t h : s->prefilled) {
+        ex::require(record_contains(*s, 2, h), "a prefilled item, never erased, is reported absent");
+      }
+    });
+    e.check = [s]() -> std::string {
+      const sub::CheckResult verdict =
+          sub::check_multiset(s->recorder.take_history(), sub::MultisetSpec::filter(2 * kSlots));
+      if (!verdict.linearizable()) return verdict.describe();
+      return check_final(*s, s->prefilled);
+    };
+    return e;
+  };
+}
+
+TEST(LockFreeFilterExplored, NoFalseNegativeAndLinearizableUnderChurn) {
+  const std::uint64_t runs = long_lane() ? 50'000 : 1'000;
+  const ex::Result p = ex::pct(churn(), 0x10cf, 3, runs);
+  report("lock-free filter churn pct(3)", p);
+  EXPECT_FALSE(p.failed) << p.message;
+  const ex::Result w = ex::random_walk(churn(), 0x10cf, runs);
+  report("lock-free filter churn random", w);
+  EXPECT_FALSE(w.failed) << w.message;
+  const ex::Result b = ex::bounded(churn(), 1, long_lane() ? 1'000'000 : 20'000);
+  report("lock-free filter churn bounded(1)", b);
+  EXPECT_FALSE(b.failed) << b.message;
+}
+
+// A key whose insert relocates a prefilled item from the item's second bucket to its
+// first, found on serial copies (the same prefill, StdSync): the prefill's first key,
+// the inserted key's hash, the moved item's hash and the bucket it leaves.
+struct Moved {
+  std::uint64_t first = 0;
+  std::uint64_t key = 0;
+  std::uint64_t hash = 0;
+  std::uint32_t from = 0;
+};
+
+std::uint32_t bucket_holding(const Serial& f, std::uint64_t h) {
+  const CuckooFilterPlacement p = f.placement_of_hash(h);
+  for (unsigned slot = 0; slot < kSlots; ++slot) {
+    if (f.fingerprint_at(p.bucket1, slot) == p.fingerprint) return p.bucket1;
+  }
+  return p.bucket2;
+}
+
+Moved moved_by_path() {
+  for (std::uint64_t attempt = 0; attempt < 20'000; ++attempt) {  // bound: 20000 setups
+    const std::uint64_t first = 10'000 * (attempt / 100);
+    const std::uint64_t key = 5'000'000 + attempt % 100;
+    Serial f(small_config());
+    const std::vector<std::uint64_t> prefilled = prefill(f, first);
+    std::vector<std::uint32_t> before;
+    for (const std::uint64_t h : prefilled) before.push_back(bucket_holding(f, h));
+    if (f.insert_hash(key_hash(key)) != InsertResult::kInserted || f.stats().path_hops == 0) continue;
+    for (std::size_t k = 0; k < prefilled.size(); ++k) {
+      const CuckooFilterPlacement p = f.placement_of_hash(prefilled[k]);
+      // (A key with the item's own fingerprint would only add a copy of it.)
+      if (p.bucket1 != p.bucket2 && before[k] == p.bucket2 && bucket_holding(f, prefilled[k]) == p.bucket1 &&
+          f.placement_of_hash(key_hash(key)).fingerprint != p.fingerprint) {
+        return {first, key_hash(key), prefilled[k], before[k]};
+      }
+    }
+  }
+  return {};
+}
+
+// A key (not in the prefill, a fingerprint unlike the moved item's) whose first bucket
+// is `moved.from` and whose second is another.
+std::uint64_t refill_key(const Moved& moved) {
+  const Serial f(small_config());
+  for (std::uint64_t i = 1000;; ++i) {  // bound: a quarter of all keys qualify
+    const CuckooFilterPlacement p = f.placement_of_hash(key_hash(i));
+    if (p.bucket1 == moved.from && p.bucket2 != moved.from &&
+        p.fingerprint != f.placement_of_hash(moved.hash).fingerprint) {
+      return key_hash(i);
+    }
+  }
+}
+
+// Two threads: one inserts moved.key (a path that relocates `moved`), the other looks the
+// moved item up twice, then erases it (both must find it).
+ex::Scenario lookup_and_erase_during_hop(Moved moved) {
+  return [moved] {
+    auto s = std::make_shared<Shared>();
+    s->prefilled = prefill(s->filter, moved.first);
+    ex::Execution e;
+    e.state = s;
+    e.threads.push_back([s, moved] {
+      if (s->filter.insert_hash(moved.key) == InsertResult::kInserted) s->kept.push_back(moved.key);
+    });
+    e.threads.push_back([s, moved] {
+      for (int k = 0; k < 2; ++k) {
+        ex::require(s->filter.contains_hash(moved.hash), "the item a relocation moves is reported absent");
+      }
+      ex::require(s->filter.erase_hash(moved.hash), "erase of the item a relocation moves found nothing");
+    });
+    e.check = [s, moved]() -> std::string {
+      std::vector<std::uint64_t> left;
+      for (const std::uint64_t h : s->prefilled) {
+        if (h != moved.hash) left.push_back(h);
+      }
+      return check_final(*s, left);
+    };
+    return e;
+  };
+}
+
+// Two threads: one inserts moved.key (a path that relocates `moved` out of bucket
+// `from`), the other erases the moved item and inserts an item whose first bucket is
+// `from`, which takes the freed slot: a hop that does not re-validate its source would
+// move the new item's fingerprint as if it were the erased one.
+ex::Scenario erase_and_refill_during_search(Moved moved) {
+  const std::uint64_t refill = refill_key(moved);
+  return [moved, refill] {
+    auto s = std::make_shared<Shared>();
+    s->prefilled = prefill(s->filter, moved.first);
+    ex::Execution e;
+    e.state = s;
+    e.threads.push_back([s, moved] {
+      if (s->filter.insert_hash(moved.key) == InsertResult::kInserted) s->kept.push_back(moved.key);
+    });
+    e.threads.push_back([s, moved, refill] {
+      ex::require(s->filter.erase_hash(moved.hash), "erase of a prefilled item found nothing");
+      if (s->filter.insert_hash(refill) == InsertResult::kInserted) s->kept.push_back(refill);
+    });
+    e.check = [s, moved]() -> std::string {
+      std::vector<std::uint64_t> left;
+      for (const std::uint64_t h : s->prefilled) {
+        if (h != moved.hash) left.push_back(h);
+      }
+      return check_final(*s, left);
+    };
+    return e;
+  };
+}
+
+TEST(LockFreeFilterExplored, RelocationRacesWithinTwoPreemptions) {
+  const Moved moved = moved_by_path();
+  ASSERT_NE(moved.hash, 0U) << "no key relocates a prefilled item from its second bucket to its first";
+  const std::uint64_t cap = long_lane() ? 2'000'000 : 200'000;
+  const ex::Result reads = ex::bounded(lookup_and_erase_during_hop(moved), 2, cap);
+  report("lock-free lookup and erase during a hop bounded(2)", reads);
+  EXPECT_FALSE(reads.failed) << reads.message;
+  const ex::Result hops = ex::bounded(erase_and_refill_during_search(moved), 2, cap);
+  report("lock-free erase and refill during a search bounded(2)", hops);
+  EXPECT_FALSE(hops.failed) << hops.message;
+}
+
+// Thread 0 inserts moved.key (searching a path, then K-CAS hops); thread 1 looks up,
+// erases and re-inserts the item the path moves, and inserts a refill key into the
+// bucket it leaves. Schedule: thread 0 for n steps, then thread 1 to its end, then
+// thread 0. Thread 1 must end first for every n up to thread 0's whole insert.
+struct StallLog {
+  std::vector<int> finished;
+};
+
+ex::Scenario stall(Moved moved, std::shared_ptr<StallLog> log) {
+  const std::uint64_t refill = refill_key(moved);
+  return [moved, refill, log] {
+    log->finished.clear();
+    auto s = std::make_shared<Shared>();
+    s->prefilled = prefill(s->filter, moved.first);
+    ex::Execution e;
+    e.state = s;
+    e.threads.push_back([s, moved, log] {
+      if (s->filter.insert_hash(moved.key) == InsertResult::kInserted) s->kept.push_back(moved.key);
+      log->finished.push_back(0);
+    });
+    e.threads.push_back([s, moved, refill, log] {
+      ex::require(s->filter.contains_hash(moved.hash), "the moved item is reported absent");
+      ex::require(s->filter.erase_hash(moved.hash), "erase of the moved item found nothing");
+      if (s->filter.insert_hash(refill) == InsertResult::kInserted) s->kept.push_back(refill);
+      if (s->filter.insert_hash(moved.hash) == InsertResult::kInserted) s->kept.push_back(moved.hash);
+      log->finished.push_back(1);
+    });
+    e.check = [s, moved]() -> std::string {
+      std::vector<std::uint64_t> left;
+      for (const std::uint64_t h : s->prefilled) {
+        if (h != moved.hash) left.push_back(h);
+      }
+      return check_final(*s, left);
+    };
+    return e;
+  };
+}
+
+TEST(LockFreeFilterExplored, AStalledRelocationDoesNotStopOthers) {
+  const Moved moved = moved_by_path();
+  ASSERT_NE(moved.hash, 0U) << "no key relocates a prefilled item from its second bucket to its first";
+  auto log = std::make_shared<StallLog>();
+  const ex::Scenario scenario = stall(moved, log);
+  unsigned stalled_inside = 0;  // n where thread 0 had started, had not returned, and thread 1 finished
+  bool thread0_done_alone = false;
+  // Bound: thread 0's insert (a search and a few K-CAS hops) takes some hundreds of steps.
+  for (unsigned n = 0; n < 5'000 && !thread0_done_alone; ++n) {
+    std::string schedule;
+    for (unsigned k = 0; k < n; ++k) schedule += "0.";
+    schedule += "1";
+    const ex::Result r = ex::replay(scenario, schedule);
+    ASSERT_FALSE(r.failed) << "thread 0 stalled after " << n << " steps: " << r.message;
+    ASSERT_EQ(log->finished.size(), 2U) << "n = " << n;
+    if (log->finished[0] == 0) {
+      thread0_done_alone = true;  // n covers thread 0's whole insert
+      break;
+    }
+    if (n > 0) ++stalled_inside;
+  }
+  std::printf("[explore] lock-free filter stall: thread 1 finished with the inserting thread stalled at %u "
+              "steps of its insert\n",
+              stalled_inside);
+  EXPECT_TRUE(thread0_done_alone) << "thread 0's insert never finished within the bound";
+  EXPECT_GT(stalled_inside, 50U);
+}
+
+}  // namespace
