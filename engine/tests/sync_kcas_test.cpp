@@ -48,6 +48,18 @@ TEST(Kcas, SingleWordCasAndTheLargestValue) {
   EXPECT_EQ(Kcas::read(w), KcasWord::kMaxValue);
 }
 
+TEST(Kcas, PeekReadsTheValueWithoutHelping) {
+  KcasWord a(5);
+  KcasWord b(KcasWord::kMaxValue);
+  EXPECT_EQ(Kcas::peek(a), 5U);
+  EXPECT_EQ(Kcas::peek(b), KcasWord::kMaxValue);
+  std::array<Entry, 2> e{{{&a, 5, 6}, {&b, KcasWord::kMaxValue, 0}}};
+  ASSERT_TRUE(Kcas::kcas(e));
+  EXPECT_EQ(Kcas::peek(a), 6U);
+  EXPECT_EQ(Kcas::peek(b), 0U);
+  EXPECT_EQ(Kcas::peek(a), Kcas::read(a));
+}
+
 TEST(Kcas, DescriptorMemoryIsFixed) {
   // One K-CAS and one RDCSS descriptor per thread id, allocated once for the process:
   // a million operations use the same memory as one.
@@ -75,6 +87,7 @@ TEST(Kcas, TransfersKeepTheSumUnderThreads) {
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> snapshots{0};
   std::atomic<std::uint64_t> bad_snapshots{0};
+  std::atomic<std::uint64_t> bad_peeks{0};
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
@@ -116,6 +129,11 @@ TEST(Kcas, TransfersKeepTheSumUnderThreads) {
         snapshots.fetch_add(1);
         if (sum != kWords * kStart) bad_snapshots.fetch_add(1);
       }
+      // A peek (which interprets descriptors in flight) sees some value the word held:
+      // never more than the total.
+      for (const auto& w : words) {
+        if (Kcas::peek(w) > kWords * kStart) bad_peeks.fetch_add(1);
+      }
     }
   });
   for (auto& t : threads) t.join();
@@ -126,6 +144,8 @@ TEST(Kcas, TransfersKeepTheSumUnderThreads) {
   EXPECT_EQ(total, kWords * kStart) << cuckoo::test::seed_note(seed, "sync_kcas_test");
   EXPECT_EQ(bad_snapshots.load(), 0U) << "a K-CAS succeeded on values that were never there together; "
                                       << cuckoo::test::seed_note(seed, "sync_kcas_test");
+  EXPECT_EQ(bad_peeks.load(), 0U) << "a peek returned a value above the total; "
+                                  << cuckoo::test::seed_note(seed, "sync_kcas_test");
   std::printf("[ kcas ] %llu consistent snapshots among the transfers\n",
               static_cast<unsigned long long>(snapshots.load()));
 }
