@@ -57,10 +57,11 @@ std::uint64_t key_hash(std::uint64_t i) { return cuckoo::detail::mix64(0x10cf7ee
 constexpr unsigned kPrefilled = 6;
 constexpr unsigned kSlots = 2;
 
-CuckooFilterConfig small_config() {
+// f = 8: one-word buckets; f = 32: two words (one slot in each), the wide layout.
+CuckooFilterConfig small_config(unsigned f = 8) {
   CuckooFilterConfig c;
   c.capacity = 4 * kSlots;  // 4 buckets
-  c.fingerprint_bits = 8;
+  c.fingerprint_bits = f;
   c.slots_per_bucket = kSlots;
   c.max_kicks = 64;
   c.seed = 1;
@@ -68,7 +69,8 @@ CuckooFilterConfig small_config() {
 }
 
 struct Shared {
-  Explored filter{small_config()};
+  explicit Shared(unsigned f = 8) : filter(small_config(f)) {}
+  Explored filter;
   std::vector<std::uint64_t> prefilled;
   std::vector<std::uint64_t> kept;  // inserted by the threads and not erased
   sub::HistoryRecorder recorder{3, 8};
@@ -168,6 +170,7 @@ TEST(LockFreeFilterExplored, NoFalseNegativeAndLinearizableUnderChurn) {
 // first, found on serial copies (the same prefill, StdSync): the prefill's first key,
 // the inserted key's hash, the moved item's hash and the bucket it leaves.
 struct Moved {
+  unsigned bits = 8;  // the filter's fingerprint_bits
   std::uint64_t first = 0;
   std::uint64_t key = 0;
   std::uint64_t hash = 0;
@@ -182,11 +185,11 @@ std::uint32_t bucket_holding(const Serial& f, std::uint64_t h) {
   return p.bucket2;
 }
 
-Moved moved_by_path() {
+Moved moved_by_path(unsigned bits = 8) {
   for (std::uint64_t attempt = 0; attempt < 20'000; ++attempt) {  // bound: 20000 setups
     const std::uint64_t first = 10'000 * (attempt / 100);
     const std::uint64_t key = 5'000'000 + attempt % 100;
-    Serial f(small_config());
+    Serial f(small_config(bits));
     const std::vector<std::uint64_t> prefilled = prefill(f, first);
     std::vector<std::uint32_t> before;
     for (const std::uint64_t h : prefilled) before.push_back(bucket_holding(f, h));
@@ -196,7 +199,7 @@ Moved moved_by_path() {
       // (A key with the item's own fingerprint would only add a copy of it.)
       if (p.bucket1 != p.bucket2 && before[k] == p.bucket2 && bucket_holding(f, prefilled[k]) == p.bucket1 &&
           f.placement_of_hash(key_hash(key)).fingerprint != p.fingerprint) {
-        return {first, key_hash(key), prefilled[k], before[k]};
+        return {bits, first, key_hash(key), prefilled[k], before[k]};
       }
     }
   }
@@ -206,7 +209,7 @@ Moved moved_by_path() {
 // A key (not in the prefill, a fingerprint unlike the moved item's) whose first bucket
 // is `moved.from` and whose second is another.
 std::uint64_t refill_key(const Moved& moved) {
-  const Serial f(small_config());
+  const Serial f(small_config(moved.bits));
   for (std::uint64_t i = 1000;; ++i) {  // bound: a quarter of all keys qualify
     const CuckooFilterPlacement p = f.placement_of_hash(key_hash(i));
     if (p.bucket1 == moved.from && p.bucket2 != moved.from &&
@@ -220,7 +223,7 @@ std::uint64_t refill_key(const Moved& moved) {
 // moved item up twice, then erases it (both must find it).
 ex::Scenario lookup_and_erase_during_hop(Moved moved) {
   return [moved] {
-    auto s = std::make_shared<Shared>();
+    auto s = std::make_shared<Shared>(moved.bits);
     s->prefilled = prefill(s->filter, moved.first);
     ex::Execution e;
     e.state = s;
@@ -251,7 +254,7 @@ ex::Scenario lookup_and_erase_during_hop(Moved moved) {
 ex::Scenario erase_and_refill_during_search(Moved moved) {
   const std::uint64_t refill = refill_key(moved);
   return [moved, refill] {
-    auto s = std::make_shared<Shared>();
+    auto s = std::make_shared<Shared>(moved.bits);
     s->prefilled = prefill(s->filter, moved.first);
     ex::Execution e;
     e.state = s;
@@ -285,6 +288,24 @@ TEST(LockFreeFilterExplored, RelocationRacesWithinTwoPreemptions) {
   EXPECT_FALSE(hops.failed) << hops.message;
 }
 
+// The same races on two-word buckets (f = 32, b = 2: a slot in each word): a change of
+// word 1 is a K-CAS with word 0's version, and reads re-read word 0. One preemption
+// (two in the long lane).
+TEST(LockFreeFilterExplored, WideBucketRelocationRacesWithinTwoPreemptions) {
+  const Moved moved = moved_by_path(32);
+  ASSERT_NE(moved.hash, 0U) << "no key relocates a prefilled item from its second bucket to its first";
+  ASSERT_EQ(Serial(small_config(32)).words_per_bucket(), 2U);
+  // Two preemptions take about 25 s each here (ten times the one-word steps): the long
+  // lane's; the default lane explores one preemption exhaustively.
+  const unsigned preemptions = long_lane() ? 2 : 1;
+  const ex::Result reads = ex::bounded(lookup_and_erase_during_hop(moved), preemptions, 2'000'000);
+  report("lock-free wide lookup and erase during a hop bounded", reads);
+  EXPECT_FALSE(reads.failed) << reads.message;
+  const ex::Result hops = ex::bounded(erase_and_refill_during_search(moved), preemptions, 2'000'000);
+  report("lock-free wide erase and refill during a search bounded", hops);
+  EXPECT_FALSE(hops.failed) << hops.message;
+}
+
 // Thread 0 inserts moved.key (searching a path, then K-CAS hops); thread 1 looks up,
 // erases and re-inserts the item the path moves, and inserts a refill key into the
 // bucket it leaves. Schedule: thread 0 for n steps, then thread 1 to its end, then
@@ -297,7 +318,7 @@ ex::Scenario stall(Moved moved, std::shared_ptr<StallLog> log) {
   const std::uint64_t refill = refill_key(moved);
   return [moved, refill, log] {
     log->finished.clear();
-    auto s = std::make_shared<Shared>();
+    auto s = std::make_shared<Shared>(moved.bits);
     s->prefilled = prefill(s->filter, moved.first);
     ex::Execution e;
     e.state = s;

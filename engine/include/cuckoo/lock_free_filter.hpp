@@ -177,23 +177,14 @@ class BasicLockFreeFilter
 
   bool contains_hash(std::uint64_t h) const noexcept {
     const Placement p = rule_.placement(h);
-    if (table_.words_per_bucket() == 1) [[likely]] {
-      // Bound: a retry means bucket1 changed between two reads (an update completed).
-      for (;;) {
-        const std::uint64_t w1 = table_.peek0(p.bucket1);
-        if (table_.word0_has(w1, p.fingerprint)) return true;
-        if (table_.word0_has(table_.peek0(p.bucket2), p.fingerprint)) return true;
-        if (table_.peek0(p.bucket1) == w1) return false;
-        count(Counter::kLookupRetries);
-      }
-    }
-    for (;;) {  // bound: as above
-      const Bucket b1 = table_.read(p.bucket1);
-      if (table_.has(b1, p.fingerprint)) return true;
-      if (table_.has(table_.read(p.bucket2), p.fingerprint)) return true;
-      if (table_.peek0(p.bucket1) == b1.w[0]) return false;
-      count(Counter::kLookupRetries);
-    }
+    if (table_.words_per_bucket() != 1) [[unlikely]] return contains_wide(p);
+    // Both loads first, so that their cache misses overlap.
+    const std::uint64_t w1 = table_.peek_single(p.bucket1);
+    const std::uint64_t w2 = table_.peek_single(p.bucket2);
+    if (table_.word0_has(w1, p.fingerprint) || table_.word0_has(w2, p.fingerprint)) return true;
+    if (table_.peek_single(p.bucket1) == w1) [[likely]] return false;
+    count(Counter::kLookupRetries);  // bucket1 changed meanwhile: the general loop
+    return contains_wide(p);
   }
 
   bool erase_hash(std::uint64_t h) {
@@ -352,6 +343,18 @@ class BasicLockFreeFilter
   }
   unsigned max_copies_of(const Placement& p) const noexcept {
     return p.bucket1 == p.bucket2 ? table_.slots() : 2 * table_.slots();
+  }
+
+  // contains for any bucket width: bucket1, bucket2, bucket1's word 0 again.
+  [[gnu::noinline]] bool contains_wide(const Placement& p) const noexcept {
+    // Bound: a retry means bucket1 changed between two reads (an update completed).
+    for (;;) {
+      const Bucket b1 = table_.read(p.bucket1);
+      if (table_.has(b1, p.fingerprint)) return true;
+      if (table_.has(table_.read(p.bucket2), p.fingerprint)) return true;
+      if (table_.peek0(p.bucket1) == b1.w[0]) return false;
+      count(Counter::kLookupRetries);
+    }
   }
 
   // An empty slot of bucket1, else bucket2, filled by one CAS (retried while the CAS

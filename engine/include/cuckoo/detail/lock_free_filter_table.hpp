@@ -117,6 +117,11 @@ class BasicLockFreeTable {
   }
   // Word 0's logical value, without writing.
   std::uint64_t peek0(std::uint32_t bucket) const noexcept { return Kcas::peek(word(bucket, 0)); }
+  // The same for a table of one-word buckets (no multiply). REQUIRES: words_per_bucket() == 1.
+  [[gnu::always_inline]] std::uint64_t peek_single(std::uint32_t bucket) const noexcept {
+    assert(layout_.words == 1);
+    return Kcas::peek(words_[bucket]);
+  }
 
   // A consistent read of the bucket: word 0, the others, word 0 again, until word 0 is
   // unchanged (every change of another word bumps word 0's version).
@@ -141,7 +146,7 @@ class BasicLockFreeTable {
   }
   // Whether some slot of word 0 holds fp (fp may be 0: an empty slot). SWAR: XOR every
   // lane with fp, then "some lane is zero" (exact for "any"; Mycroft's test).
-  bool word0_has(std::uint64_t w0, std::uint32_t fp) const noexcept {
+  [[gnu::always_inline]] bool word0_has(std::uint64_t w0, std::uint32_t fp) const noexcept {
     const std::uint64_t x = (w0 >> layout_.version_bits) ^ (fp * lane_ones_);
     return ((x - lane_ones_) & ~x & lane_highs_) != 0;
   }

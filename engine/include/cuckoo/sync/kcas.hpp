@@ -136,15 +136,10 @@ class BasicKcas {
   // and cas(): the K-CAS's status is read after the word, so the value returned held at
   // that later instant. For readers that must not write shared memory (a filter's
   // lookups); an updater should use read(), which finishes what it finds.
-  static std::uint64_t peek(const Word& word) noexcept {
-    // Bound: a retry needs the descriptor met to have been reused meanwhile, i.e. its
-    // operation finished (lock-free).
-    for (;;) {
-      const std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
-      if ((raw & kTagMask) == 0) [[likely]] return raw >> 2;
-      std::uint64_t value = 0;
-      if (interpret(raw, &word, value)) return value >> 2;
-    }
+  [[gnu::always_inline]] static std::uint64_t peek(const Word& word) noexcept {
+    const std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
+    if ((raw & kTagMask) == 0) [[likely]] return raw >> 2;
+    return peek_descriptor(word, raw);
   }
 
   // A single-word compare-and-swap, linearizable with kcas(). REQUIRES: values <=
@@ -253,6 +248,18 @@ class BasicKcas {
       snap.desired[i] = desc.desired[i].load(std::memory_order_acquire);
     }
     return desc.state.load(std::memory_order_acquire) / 4 == seq_of(ref);
+  }
+
+  // peek() of a word found holding descriptor reference `raw` (out of line: rare).
+  [[gnu::noinline]] static std::uint64_t peek_descriptor(const Word& word, std::uint64_t raw) noexcept {
+    // Bound: a retry needs the descriptor met to have been reused meanwhile, i.e. its
+    // operation finished (lock-free).
+    for (;;) {
+      std::uint64_t value = 0;
+      if (interpret(raw, &word, value)) return value >> 2;
+      raw = word.raw_.load(std::memory_order_seq_cst);
+      if ((raw & kTagMask) == 0) return raw >> 2;
+    }
   }
 
   // The raw logical value of `word`, which held descriptor reference `ref`; false if
