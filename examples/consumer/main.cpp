@@ -4,6 +4,7 @@
 #include <cuckoo/classic_cuckoo.hpp>
 #include <cuckoo/cuckoo_filter.hpp>
 #include <cuckoo/cuckoo_map.hpp>
+#include <cuckoo/lock_free_filter.hpp>
 #include <cuckoo/smart_cuckoo.hpp>
 
 #include <cstddef>
@@ -13,6 +14,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 // The installed headers define none of xxHash's configuration macros in user code.
 #ifdef XXH_INLINE_ALL
@@ -72,6 +75,21 @@ int main() {
   expect(all_found, "filter finds every inserted key");
   const auto bytes = filter.serialize();
   expect(cuckoo::CuckooFilter::deserialize(bytes) == filter, "filter serialization round trip");
+
+  // The lock-free filter: two threads insert their own keys, then every key is found.
+  cuckoo::LockFreeFilter lock_free(filter_config);
+  {
+    std::vector<std::thread> threads;
+    for (std::uint64_t t = 0; t < 2; ++t) {
+      threads.emplace_back([&lock_free, t] {
+        for (std::uint64_t k = t; k < 600; k += 2) lock_free.insert(k);
+      });
+    }
+    for (auto& thread : threads) thread.join();
+  }
+  bool lock_free_found = lock_free.size() == 600;
+  for (std::uint64_t k = 0; k < 600; ++k) lock_free_found = lock_free_found && lock_free.contains(k);
+  expect(lock_free_found, "lock-free filter finds every key two threads inserted");
 
   cuckoo::CuckooMap<std::uint64_t, std::string> map;
   map.insert(7, "seven");
