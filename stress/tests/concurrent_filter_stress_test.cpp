@@ -4,13 +4,17 @@
 // allowed; the copy limit of each key known exactly). Configurations: the coarse design
 // under every HTM backend, the striped design with automatic, 1 and 2 lock stripes (few
 // stripes force unrelated buckets to share locks), the striped design with the schedule
-// perturbed at its race windows, and both designs with keys shared between writers (the
-// aliasing relaxation on). Then deliberately broken striped variants (path hops not
-// re-validated; lookups not re-validated), which the same checker must catch.
+// perturbed at its race windows, the lock-free design (K-CAS relocations, lookups by
+// double collect) as it is and with a yield before some of its atomic steps, and all
+// three designs with keys shared between writers (the aliasing relaxation on). The
+// lock-free filter's check_invariants() must also hold after every (quiescent) history.
+// Then deliberately broken striped variants (path hops not re-validated; lookups not
+// re-validated), which the same checker must catch.
 //
 // Tiny tables (2-16 buckets) and 4-8 keys with up to 2b copies each keep the filters full:
-// every history goes through cuckoo paths (or kicks), the stash, kFull and
-// kDuplicateLimit while other threads look the moving items up.
+// every history goes through cuckoo paths (or kicks), the stash (the designs that have
+// one; the lock-free filter has none), kFull and kDuplicateLimit while other threads look
+// the moving items up.
 //
 // Reproduce: every failure prints its seed and a line
 //   CUCKOO_STRESS_SEED=<seed> ./stress_concurrent_filter_stress_test --gtest_filter=<test>
@@ -21,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -34,11 +39,13 @@
 
 #include "cuckoo/concurrent_filter.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
+#include "cuckoo/lock_free_filter.hpp"
 #include "cuckoo/subjects/driver.hpp"
 #include "cuckoo/subjects/history.hpp"
 #include "cuckoo/subjects/linearizability.hpp"
 #include "cuckoo/subjects/run_and_check.hpp"
 #include "cuckoo/sync/htm.hpp"
+#include "cuckoo/sync/policy.hpp"
 
 namespace {
 
@@ -47,7 +54,9 @@ using cuckoo::ConcurrentFilterDesign;
 using cuckoo::CuckooFilter;
 using cuckoo::CuckooFilterConfig;
 using cuckoo::DefaultHasher;
+using cuckoo::LockFreeFilter;
 using cuckoo::StripedFilterOptions;
+using cuckoo::BasicLockFreeFilter;
 using cuckoo::detail::BasicStripedConcurrentFilter;
 using cuckoo::detail::StripedFilterPolicy;
 using cuckoo::detail::StripedWindow;
@@ -154,13 +163,16 @@ HistoryShape history_shape(std::uint64_t seed, bool key_ownership, Workload work
 // Coverage counters summed over a configuration's histories: evidence that the runs
 // went through the paths that can go wrong.
 struct Coverage {
-  std::uint64_t moves = 0;       // items moved (striped: path hops; coarse: kicks)
+  std::uint64_t moves = 0;       // items moved (striped, lock-free: path hops; coarse: kicks)
   std::uint64_t stashed = 0;     // items put in the stash
   std::uint64_t fulls = 0;       // inserts refused with kFull
   std::uint64_t duplicates = 0;  // inserts refused with kDuplicateLimit
-  std::uint64_t retries = 0;     // striped: paths and optimistic reads re-done
+  std::uint64_t retries = 0;     // striped, lock-free: paths and optimistic reads re-done
   std::uint64_t transactions = 0;  // coarse: critical sections run as transactions
   std::uint64_t fallbacks = 0;     // coarse: critical sections under the MCS lock
+  bool lock_free = false;          // the lock-free design: the two counters below
+  std::uint64_t lost_cas = 0;    // lock-free: single-bucket CASes that lost a race
+  std::uint64_t invariant_checks = 0;  // lock-free: check_invariants() after a history
 
   void add(const CoarseConcurrentFilter& f) {
     const cuckoo::CuckooFilterStats s = f.filter_stats();
@@ -181,11 +193,26 @@ struct Coverage {
     duplicates += s.duplicate_rejections;
     retries += s.path_retries + s.optimistic_retries;
   }
+  template <class Hasher, class Sync>
+  void add(const BasicLockFreeFilter<Hasher, Sync>& f) {
+    const cuckoo::LockFreeFilterStats s = f.stats();
+    lock_free = true;
+    moves += s.path_hops;
+    fulls += s.full_rejections;
+    duplicates += s.duplicate_rejections;
+    retries += s.path_retries + s.lookup_retries;
+    lost_cas += s.update_retries;
+  }
   std::string describe() const {
-    return std::to_string(moves) + " items moved, " + std::to_string(stashed) + " stashed, " +
-           std::to_string(fulls) + " kFull, " + std::to_string(duplicates) +
-           " kDuplicateLimit, " + std::to_string(retries) + " path/read retries, " +
-           std::to_string(transactions) + " transactions, " + std::to_string(fallbacks) +
+    std::string text = std::to_string(moves) + " items moved, " + std::to_string(stashed) +
+                       " stashed, " + std::to_string(fulls) + " kFull, " +
+                       std::to_string(duplicates) + " kDuplicateLimit, " +
+                       std::to_string(retries) + " path/read retries, ";
+    if (lock_free) {
+      return text + std::to_string(lost_cas) + " lost single-bucket CASes, " +
+             std::to_string(invariant_checks) + " invariant checks";
+    }
+    return text + std::to_string(transactions) + " transactions, " + std::to_string(fallbacks) +
            " fallback-lock sections";
   }
 };
@@ -238,6 +265,14 @@ CheckResult run_one(std::uint64_t seed, bool key_ownership, Workload workload, c
   if (!h.check.linearizable() && failure != nullptr) {
     *failure = reproduce_hint(h.run, shape) + h.check.describe();
   }
+  // The driver has joined its threads: the filter is quiescent, so a design that can
+  // check its invariants must pass them (a linearizable history that leaves a broken
+  // table is still a failure).
+  if constexpr (requires { filter->check_invariants(); }) {
+    EXPECT_EQ(filter->check_invariants(), "")
+        << "check_invariants() after the history\n" << reproduce_hint(h.run, shape);
+    ++totals.coverage.invariant_checks;
+  }
   return h.check;
 }
 
@@ -261,7 +296,9 @@ void expect_all_linearizable(const std::string& what, std::uint64_t base_seed, i
     if (workload == Workload::kPaths) {
       EXPECT_GE(totals.coverage.moves, totals.histories) << "too few items moved";
     } else {
-      EXPECT_GT(totals.coverage.stashed, 0U) << "the stash was never used";
+      if constexpr (Filter::kStashSlots > 0) {
+        EXPECT_GT(totals.coverage.stashed, 0U) << "the stash was never used";
+      }
       EXPECT_GT(totals.coverage.fulls, 0U) << "no insert was ever refused as full";
       EXPECT_GT(totals.coverage.duplicates, 0U) << "the copy limit was never reached";
     }
@@ -382,6 +419,75 @@ TEST(StripedFilterStress, PerturbedScheduleIsLinearizable) {
   expect_both_workloads_linearizable<PerturbedFilter>(
       "striped filter, yields in the race windows", 0x5f04'0000ULL, kHistoriesPerConfig, true,
       make_striped<PerturbedPolicy>(0));
+}
+
+// ------------------------------------------------------------- lock-free design
+
+auto make_lock_free() {
+  return [](const CuckooFilterConfig& c) { return std::make_unique<LockFreeFilter>(c); };
+}
+
+TEST(LockFreeFilterStress, OwnedKeysAreLinearizable) {
+  expect_both_workloads_linearizable<LockFreeFilter>("lock-free filter", 0x1f00'0000ULL,
+                                                     kHistoriesPerConfig, true, make_lock_free());
+}
+
+TEST(LockFreeFilterStress, SharedKeysAreLinearizable) {
+  expect_both_workloads_linearizable<LockFreeFilter>(
+      "lock-free filter, keys shared by all writers", 0x1f01'0000ULL, kHistoriesPerConfig, false,
+      make_lock_free());
+}
+
+// The lock-free filter has no race-window hook like the striped design's; its sync policy
+// is the seam instead. YieldingSync is StdSync whose atomics yield before every
+// kYieldEveryAtomic-th load, store or CAS of a thread (K-CAS words, descriptors, thread
+// ids): a thread is descheduled between the reads of a lookup's double collect, between
+// a path search and its hops, and in the middle of a K-CAS (its installs, decision and
+// release), where other threads then meet and help its descriptor.
+constexpr unsigned kYieldEveryAtomic = 5;
+
+inline void maybe_yield() noexcept {
+  thread_local unsigned calls = 0;
+  if (++calls % kYieldEveryAtomic == 0) std::this_thread::yield();
+}
+
+template <class T>
+struct YieldingAtomic : std::atomic<T> {
+  using std::atomic<T>::atomic;
+  T load(std::memory_order order = std::memory_order_seq_cst) const noexcept {
+    maybe_yield();
+    return std::atomic<T>::load(order);
+  }
+  void store(T value, std::memory_order order = std::memory_order_seq_cst) noexcept {
+    maybe_yield();
+    std::atomic<T>::store(value, order);
+  }
+  bool compare_exchange_strong(T& expected, T desired,
+                               std::memory_order order = std::memory_order_seq_cst) noexcept {
+    maybe_yield();
+    return std::atomic<T>::compare_exchange_strong(expected, desired, order);
+  }
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order success,
+                               std::memory_order failure) noexcept {
+    maybe_yield();
+    return std::atomic<T>::compare_exchange_strong(expected, desired, success, failure);
+  }
+};
+
+struct YieldingSync : cuckoo::sync::StdSync {
+  template <class T>
+  using Atomic = YieldingAtomic<T>;
+};
+using YieldingLockFreeFilter = BasicLockFreeFilter<DefaultHasher, YieldingSync>;
+
+TEST(LockFreeFilterStress, PerturbedScheduleIsLinearizable) {
+  expect_both_workloads_linearizable<YieldingLockFreeFilter>(
+      "lock-free filter, yields before every " + std::to_string(kYieldEveryAtomic) +
+          "th atomic step",
+      0x1f02'0000ULL,
+      kHistoriesPerConfig, true, [](const CuckooFilterConfig& c) {
+        return std::make_unique<YieldingLockFreeFilter>(c);
+      });
 }
 
 // ------------------------------------------------------------- broken variants
