@@ -5,11 +5,13 @@
 // counts what it saw. Tables are tiny so that kicks, cuckoo paths, the stash, kFull,
 // duplicate limits (filters) and growth (maps) happen inside the histories.
 //
-// Configurations: both designs; the coarse design (one lock elided with hardware
-// transactions) under the HTM shim's cheap backends as well: always abort (every section
-// on the MCS fallback lock) and random aborts (each task's name says which backend really
-// ran: automatic is real RTM only where the CPU has it); the striped design with automatic and with
-// one lock stripe (unrelated buckets share a lock).
+// Configurations: every filter design and both map designs; the coarse design (one lock
+// elided with hardware transactions) under the HTM shim's cheap backends as well: always
+// abort (every section on the MCS fallback lock) and random aborts (each task's name says
+// which backend really ran: automatic is real RTM only where the CPU has it); the striped
+// design with automatic and with one lock stripe (unrelated buckets share a lock); the
+// lock-free filter (K-CAS relocations, lookups by double collect; no stash), whose
+// check_invariants() must also hold after every history, as the maps' must.
 //
 // Verdict. FAIL on any history that is not linearizable (the failing key's sub-history
 // is the counterexample) and when more than kMaxUndecidedPercent of the histories are too
@@ -37,6 +39,7 @@
 #include "cuckoo/concurrent_filter.hpp"
 #include "cuckoo/concurrent_map.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
+#include "cuckoo/lock_free_filter.hpp"
 #include "cuckoo/subjects/driver.hpp"
 #include "cuckoo/subjects/history.hpp"
 #include "cuckoo/subjects/linearizability.hpp"
@@ -194,7 +197,7 @@ FilterHistoryShape filter_history_shape(std::uint64_t seed) {
   CuckooFilterConfig& c = shape.filter;
   subjects::draw_filter_shape(c, rng);
   c.capacity = (2 + rng.below(2 * d.key_range - 1)) * c.slots_per_bucket;
-  // CuckooFilter: the placement rule of both concurrent designs.
+  // CuckooFilter: the placement rule of every concurrent filter design.
   subjects::choose_alias_free_seed<CuckooFilter>(c, d.key_range, rng, seed);
   return shape;
 }
@@ -212,9 +215,27 @@ void note_filter(Tally& tally, const Filter& filter) {
     tally.fulls += s.full_rejections;
     note_elision(tally, filter.elision_stats());
   } else {
-    const StripedFilterStats s = filter.stats();
+    // StripedFilterStats or LockFreeFilterStats: both count path hops and kFull answers.
+    const auto s = filter.stats();
     tally.moves += s.path_hops;
     tally.fulls += s.full_rejections;
+  }
+}
+
+// A linearizable history that leaves a broken table is still a failure: counted as not
+// linearizable, with the history as the counterexample. `problem` is what
+// check_invariants() returned after the history ("" when it held).
+void note_invariants(Tally& tally, const RunResult& run, const std::string& problem) {
+  if (problem.empty()) return;
+  ++tally.not_linearizable;
+  if (!tally.counterexample) {
+    Counterexample cx;
+    cx.trace = subjects::dump_history(run.history, "invariant broken after: " + run.reproduce());
+    cx.explanation = "check_invariants() after the history: " + problem;
+    cx.original_ops = run.history.size();
+    cx.shrunk_ops = run.history.size();
+    cx.replay_command = "stress driver: " + run.reproduce();
+    tally.counterexample = std::move(cx);
   }
 }
 
@@ -254,6 +275,10 @@ void add_filter_task(TaskList& tasks, Profile profile, std::string configuration
                          *filter, shape.driver, /*erase_absent_may_succeed=*/false);
                      record(tally, h.run, h.check);
                      note_filter(tally, *filter);
+                     // The driver joined its threads: the filter is quiescent.
+                     if constexpr (requires { filter->check_invariants(); }) {
+                       note_invariants(tally, h.run, filter->check_invariants());
+                     }
                    });
 }
 
@@ -279,20 +304,7 @@ void add_map_task(TaskList& tasks, Profile profile, std::string configuration,
           tally.moves += map->stats().path_inserts;
           tally.fulls += map->stats().full_rejections;
         }
-        // A linearizable history that leaves a broken table is still a failure.
-        if (const std::string problem = map->check_invariants(); !problem.empty()) {
-          ++tally.not_linearizable;
-          if (!tally.counterexample) {
-            Counterexample cx;
-            cx.trace =
-                subjects::dump_history(run.history, "invariant broken after: " + run.reproduce());
-            cx.explanation = "check_invariants() after the history: " + problem;
-            cx.original_ops = run.history.size();
-            cx.shrunk_ops = run.history.size();
-            cx.replay_command = "stress driver: " + run.reproduce();
-            tally.counterexample = std::move(cx);
-          }
-        }
+        note_invariants(tally, run, map->check_invariants());
       });
 }
 
@@ -345,6 +357,12 @@ void add_concurrency_claims(TaskList& tasks, Profile profile) {
           return std::make_unique<StripedConcurrentFilter>(c, options);
         });
   }
+  // Every shape filter_history_shape draws (f in 8/12/16, b in 1/2/4) fits a lock-free
+  // bucket (only b = 8 with f >= 25 does not).
+  add_filter_task<LockFreeFilter>(tasks, profile, "lock-free b=1..4 buckets=2..16 keys=4..8",
+                                  [](const CuckooFilterConfig& c) {
+                                    return std::make_unique<LockFreeFilter>(c);
+                                  });
   for (const Backend& backend : coarse_backends()) {
     add_map_task<CoarseConcurrentMap<U64, U64, 1>>(
         tasks, profile, "coarse htm=" + backend_label(backend) + " B=1 from 1 slot keys=8..12",
