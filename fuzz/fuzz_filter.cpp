@@ -19,40 +19,14 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "cuckoo/subjects/filter.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/model/checker.hpp"
+#include "filter_support.hpp"
 #include "op_decoder.hpp"
-
-// The configuration bytes of this target's inputs (op_decoder.hpp: the layout).
-namespace cuckoo::fuzz {
-
-// byte 0: f (bits 0-2: 4, 5, 6, 7, 8, 12, 16, 32), b (bits 3-4: 1, 2, 4, 8), key space
-//         (bits 5-7); byte 1: capacity 1..64 slots (bits 0-5), semi-sorted buckets (bit
-//         7, where the shape has them: b = 4, f >= 5); byte 2: max_kicks (bits 0-2: 1, 2,
-//         3, 5, 8, 16, 64, 500); byte 3: seed.
-inline CuckooFilterConfig decode_filter_config(ByteSource& in, std::uint64_t& key_space) {
-  constexpr std::array<unsigned, 8> kBits = {4, 5, 6, 7, 8, 12, 16, 32};
-  constexpr std::array<unsigned, 4> kSlots = {1, 2, 4, 8};
-  constexpr std::array<unsigned, 8> kKicks = {1, 2, 3, 5, 8, 16, 64, 500};
-  const std::uint8_t b0 = in.u8();
-  CuckooFilterConfig c;
-  c.fingerprint_bits = kBits[b0 & 7U];
-  c.slots_per_bucket = kSlots[(b0 >> 3) & 3U];
-  key_space = kKeySpaces[(b0 >> 5) & 7U];
-  const std::uint8_t b1 = in.u8();
-  c.capacity = 1 + b1 % 64U;
-  c.semi_sorted = (b1 & 0x80U) != 0 && c.slots_per_bucket == 4 && c.fingerprint_bits >= 5;
-  c.max_kicks = kKicks[in.u8() & 7U];
-  c.seed = in.u8();
-  return c;
-}
-
-}  // namespace cuckoo::fuzz
 
 namespace {
 
@@ -68,12 +42,9 @@ class FilterUnderTest {
   bool erase(std::uint64_t key) { return adapter_.erase(key); }
   std::uint64_t size() const { return adapter_.size(); }
   void clear() { adapter_.clear(); }
-  // Memoized: the model asks for identities O(size) times per op, and a key's identity
-  // never changes (the filter has a fixed bucket count and seed, kept by round trips).
+  // Memoized (filter_support.hpp).
   std::uint64_t identity(std::uint64_t key) const {
-    const auto [it, inserted] = identity_cache_.try_emplace(key, 0);
-    if (inserted) it->second = adapter_.identity(key);
-    return it->second;
+    return identity_cache_.get(key, [this](std::uint64_t k) { return adapter_.identity(k); });
   }
   std::uint64_t max_copies(std::uint64_t key) const { return adapter_.max_copies(key); }
   cuckoo::model::SubjectTraits traits() const { return adapter_.traits(); }
@@ -82,11 +53,7 @@ class FilterUnderTest {
   // its bucket pair, counted slot by slot (independently of the SWAR lookup).
   std::uint64_t count(std::uint64_t key) const {
     const cuckoo::CuckooFilterPlacement p = filter_->placement(key);
-    std::uint64_t n = 0;
-    for (unsigned s = 0; s < filter_->slots_per_bucket(); ++s) {
-      n += filter_->fingerprint_at(p.bucket1, s) == p.fingerprint ? 1 : 0;
-      if (p.bucket2 != p.bucket1) n += filter_->fingerprint_at(p.bucket2, s) == p.fingerprint ? 1 : 0;
-    }
+    std::uint64_t n = cuckoo::fuzz::count_in_buckets(*filter_, p);
     for (const cuckoo::CuckooFilterPlacement& e : filter_->stash()) {
       n += e.fingerprint == p.fingerprint && (e.bucket1 == p.bucket1 || e.bucket1 == p.bucket2) ? 1 : 0;
     }
@@ -146,18 +113,11 @@ class FilterUnderTest {
  private:
   cuckoo::subjects::FilterSubjectAdapter<CuckooFilter> adapter_;
   CuckooFilter* filter_;
-  mutable std::unordered_map<std::uint64_t, std::uint64_t> identity_cache_;
+  cuckoo::fuzz::IdentityCache identity_cache_;
 };
 
 [[noreturn]] void fail(const std::string& what, const cuckoo::model::Trace& trace) {
-  cuckoo::model::Violation v;
-  v.claim = "invariant";
-  v.op_index = trace.size() == 0 ? 0 : trace.size() - 1;
-  if (trace.size() != 0) v.op = trace.entries.back().op;
-  v.expected = what;
-  v.actual = "not so (checked after the last op)";
-  v.seed = trace.parameters.get_u64("seed");
-  cuckoo::fuzz::report_violation("filter", v, trace);
+  cuckoo::fuzz::fail_after_trace("filter", what, trace);
 }
 
 // The accessors agree with the configuration the trace names.
@@ -247,35 +207,6 @@ void check_packed_table(const CuckooFilter& f, std::uint64_t probe, const cuckoo
   }
 }
 
-// Invalid configurations throw ConfigError naming the field, before allocating.
-void check_config_errors(std::uint64_t selector, const cuckoo::model::Trace& trace) {
-  CuckooFilterConfig bad;
-  bad.capacity = 16;
-  bad.seed = 1;
-  std::string field;
-  switch (selector % 8) {
-    case 0: bad.fingerprint_bits = 3; field = "fingerprint_bits"; break;
-    case 1: bad.fingerprint_bits = 33; field = "fingerprint_bits"; break;
-    case 2: bad.slots_per_bucket = 3; field = "slots_per_bucket"; break;
-    case 3: bad.capacity = 0; field = "capacity"; break;
-    case 4: bad.capacity = std::uint64_t{1} << 40; field = "capacity"; break;  // too many buckets
-    case 5:  // few enough buckets, but a table above kMaxTableBytes
-      bad.capacity = CuckooFilterConfig::kMaxBucketCount * std::uint64_t{8};
-      bad.slots_per_bucket = 8;
-      bad.fingerprint_bits = 32;
-      field = "capacity";
-      break;
-    case 6: bad.max_kicks = 0; field = "max_kicks"; break;
-    default: bad.semi_sorted = true; bad.slots_per_bucket = 2; field = "semi_sorted"; break;
-  }
-  try {
-    CuckooFilter filter(bad);
-    fail("CuckooFilter(config with invalid " + field + ") throws ConfigError", trace);
-  } catch (const cuckoo::ConfigError& e) {
-    if (e.field() != field) fail("ConfigError names " + field + ", not " + e.field(), trace);
-  }
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -296,6 +227,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   check_accessors(filter, config, trace);
   check_packed_table(filter, size * 0x9e3779b97f4a7c15ULL + filter.size(), trace);
-  check_config_errors(size, trace);
+  cuckoo::fuzz::check_config_errors<CuckooFilter>("filter", "CuckooFilter", size, trace);
   return 0;
 }
