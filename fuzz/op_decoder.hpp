@@ -12,7 +12,8 @@
 //                refuse within a few dozen ops; a key space of 4..65536 keys so that
 //                keys repeat, collide and are erased while present.
 //   then ops     one selector byte each; its low 5 bits pick the op from the family's
-//                table (kFilterOps, kMapOps, kBloomOps); most ops read one key byte,
+//                table (kFilterOps, kMapOps, kBloomOps; the lock-free filter uses
+//                kFilterOps, its round trips decoded as contains); most ops read one key byte,
 //                inserts into maps one value byte more. A key byte >= kWideKeyByte
 //                reads 8 more bytes as a raw 64-bit key (so that the hash is spread
 //                over the whole key range too); any other key byte is taken modulo the
@@ -77,7 +78,8 @@ class ByteSource {
   std::size_t pos_ = 0;
 };
 
-enum class Family : std::uint8_t { kFilter, kMap, kClassic, kSmart, kBloom };
+// kLockFreeFilter: the filter's ops without serialization (LockFreeFilter has none).
+enum class Family : std::uint8_t { kFilter, kMap, kClassic, kSmart, kBloom, kLockFreeFilter };
 
 // The engine name a trace header gives the family.
 constexpr std::string_view engine_name(Family family) noexcept {
@@ -87,6 +89,7 @@ constexpr std::string_view engine_name(Family family) noexcept {
     case Family::kClassic: return "classic";
     case Family::kSmart: return "smart";
     case Family::kBloom: return "bloom";
+    case Family::kLockFreeFilter: return "lock_free_filter";
   }
   return "unknown";
 }
@@ -142,16 +145,20 @@ inline std::uint64_t decode_key(ByteSource& in, std::uint64_t key_space) {
   return k % key_space;
 }
 
-// Appends the ops of the rest of the input to `trace`. Classic and smart tables do not
-// serialize: for them the round-trip selectors decode to finds.
+// Appends the ops of the rest of the input to `trace`. Classic and smart tables and the
+// lock-free filter do not serialize: for them the round-trip selectors decode to finds
+// (tables) or contains (the filter).
 inline void decode_ops(ByteSource& in, Family family, std::uint64_t key_space,
                        model::Trace& trace) {
   using model::Op;
-  const bool is_filter = family == Family::kFilter || family == Family::kBloom;
-  const bool roundtrip = family != Family::kClassic && family != Family::kSmart;
-  const std::array<Sel, 32>& table = family == Family::kFilter  ? kFilterOps
-                                     : family == Family::kBloom ? kBloomOps
-                                                                : kMapOps;
+  const bool is_filter =
+      family == Family::kFilter || family == Family::kBloom || family == Family::kLockFreeFilter;
+  const bool roundtrip = family != Family::kClassic && family != Family::kSmart &&
+                         family != Family::kLockFreeFilter;
+  const std::array<Sel, 32>& table =
+      family == Family::kFilter || family == Family::kLockFreeFilter ? kFilterOps
+      : family == Family::kBloom                                      ? kBloomOps
+                                                                      : kMapOps;
   while (!in.empty() && trace.size() < kMaxOps) {  // bound: kMaxOps ops
     const std::uint8_t selector = in.u8();
     switch (table[selector & 31U]) {
@@ -172,6 +179,8 @@ inline void decode_ops(ByteSource& in, Family family, std::uint64_t key_space,
       case Sel::kRoundtrip:
         if (roundtrip) {
           trace.add(Op::serialize_roundtrip());
+        } else if (is_filter) {
+          trace.add(Op::contains(decode_key(in, key_space)));
         } else {
           trace.add(Op::find(decode_key(in, key_space)));
         }
