@@ -1,10 +1,16 @@
 // Concurrent designs against the single-threaded engine doing the same operations
-// (issue 7, item 6).
+// (issue 7, item 6; the lock-free filter: issue 15).
 //
-//   concurrent/filter/{single,coarse,striped}/rR-wW/threads:T
+//   concurrent/filter/{single,coarse,striped,lockfree}/rR-wW/threads:T
+//   concurrent/filter/{single,striped,lockfree}/rR-wW/L/threads:T        (large size L)
+//   concurrent/filter_negative/{single,striped,lockfree}[/L]/threads:T
 //   concurrent/map/{single,coarse,striped,libcuckoo}/rR-wW/threads:T
 // A filter of 2N slots (f = 12, b = 4) or a map reserved for 2N items is prefilled with N
-// keys (N = CUCKOO_BENCH_CONCURRENT_ITEMS, default 2M), so the load is about 50%. Each
+// keys (N = CUCKOO_BENCH_CONCURRENT_ITEMS, default 2M), so the load is about 50%. The
+// filters are measured again at a large N (CUCKOO_BENCH_CONCURRENT_LARGE_ITEMS, default
+// 10M, 0 or "off" for none), whose names carry its label L ("10M"): single, striped and
+// lockfree (LockFreeFilter) at the mixes 90/10 and 50/50; lockfree runs only those two
+// mixes at the default N too. Each
 // thread replays its own precomputed stream: reads (R percent) look up random prefilled
 // keys, writes (W percent) insert a key of the thread's own stream and later erase it, so
 // every pass over the stream leaves the structure as it found it. "single" is
@@ -12,6 +18,11 @@
 // of wall time over all threads (UseRealTime); bench/report.py divides each design's
 // figure by "single" at the same mix, and the striped map's by libcuckoo's
 // cuckoohash_map (the peer it replaces) at the same mix and thread count.
+// filter_negative: each thread looks up 64K keys never inserted, one at a time, in the
+// same prefilled filter as the mixes (same size, same load); its counters give the load,
+// the false positive rate and the filter's memory_bytes() (and, for the lock-free
+// filter, the bytes its bucket versions take), which report.py compares with
+// CuckooFilter's.
 //
 // This file builds two programs, one per family: bench_concurrent_filter and, with
 // CUCKOO_BENCH_CONCURRENT_MAP=1, bench_concurrent_map.
@@ -19,8 +30,10 @@
 #define CUCKOO_BENCH_CONCURRENT_MAP 0
 #endif
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
@@ -42,6 +55,7 @@
 #else
 #include "cuckoo/concurrent_filter.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
+#include "cuckoo/lock_free_filter.hpp"
 #endif
 #include "structure_cache.hpp"
 #include "workload.hpp"
@@ -60,9 +74,33 @@ constexpr Mix kMixes[] = {{90, "r90-w10"}, {50, "r50-w50"}, {10, "r10-w90"}};
 
 std::uint64_t prefill_items() { return env_count("CUCKOO_BENCH_CONCURRENT_ITEMS", 2'000'000); }
 
-// Thread t's stream for a mix: reads of prefilled keys; writes in pairs, insert of a fresh
-// key of stream 2 + t, then (a few ops later) its erase. An even number of writes.
-std::vector<Op> thread_stream(const Mix& mix, int thread) {
+// The large filter size: CUCKOO_BENCH_CONCURRENT_LARGE_ITEMS [10M]; "0" or "off": none.
+std::uint64_t large_items() {
+  const char* value = std::getenv("CUCKOO_BENCH_CONCURRENT_LARGE_ITEMS");
+  if (value == nullptr || *value == '\0') return 10'000'000;
+  if (std::string_view(value) == "off") return 0;
+  return parse_count(value);
+}
+
+// The structure sizes: index 0 is prefill_items() (names without a size), index 1 the
+// large size (filters only; names carry its label), if any and different.
+constexpr std::size_t kMaxSizes = 2;
+
+#if !CUCKOO_BENCH_CONCURRENT_MAP
+std::size_t size_count() {
+  const std::uint64_t large = large_items();
+  return large != 0 && large != prefill_items() ? 2 : 1;
+}
+#endif
+
+std::uint64_t items_of(std::size_t size_index) {
+  return size_index == 0 ? prefill_items() : large_items();
+}
+
+// Thread t's stream for a mix: reads of prefilled keys (of `items`); writes in pairs,
+// insert of a fresh key of stream 2 + t, then (a few ops later) its erase. An even number
+// of writes.
+std::vector<Op> thread_stream(const Mix& mix, int thread, std::uint64_t items) {
   SplitMix rng(bench_seed() * 0x9e37 + static_cast<std::uint64_t>(thread) * 131 + mix.read_pct);
   std::vector<Op> ops;
   ops.reserve(kOpsPerPass);
@@ -72,7 +110,7 @@ std::vector<Op> thread_stream(const Mix& mix, int thread) {
   while (ops.size() < kOpsPerPass) {  // bound: kOpsPerPass
     const bool read = rng.below(100) < mix.read_pct;
     if (read) {
-      ops.push_back({OpKind::kLookup, key_at(kInsertedStream, rng.below(prefill_items()))});
+      ops.push_back({OpKind::kLookup, key_at(kInsertedStream, rng.below(items))});
     } else if (pending.size() < 8 && (pending.empty() || (rng.next() & 1))) {
       pending.push_back(key_at(own_stream, fresh++));
       ops.push_back({OpKind::kInsert, pending.back()});
@@ -85,21 +123,26 @@ std::vector<Op> thread_stream(const Mix& mix, int thread) {
   return ops;
 }
 
-const std::vector<Op>& stream_for(std::size_t mix_index, int thread) {
+const std::vector<Op>& stream_for(std::size_t mix_index, int thread, std::size_t size_index) {
   static std::mutex mutex;
-  static std::vector<std::unique_ptr<std::vector<Op>>> streams(std::size(kMixes) * kMaxThreads);
+  static std::vector<std::unique_ptr<std::vector<Op>>> streams(kMaxSizes * std::size(kMixes) *
+                                                               kMaxThreads);
   const std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = streams[mix_index * kMaxThreads + static_cast<std::size_t>(thread)];
-  if (!slot) slot = std::make_unique<std::vector<Op>>(thread_stream(kMixes[mix_index], thread));
+  auto& slot = streams[(size_index * std::size(kMixes) + mix_index) * kMaxThreads +
+                       static_cast<std::size_t>(thread)];
+  if (!slot) {
+    slot = std::make_unique<std::vector<Op>>(
+        thread_stream(kMixes[mix_index], thread, items_of(size_index)));
+  }
   return *slot;
 }
 
 // ---- The structures, behind one small adapter each.
 
 #if !CUCKOO_BENCH_CONCURRENT_MAP
-CuckooFilterConfig filter_config() {
+CuckooFilterConfig filter_config(std::uint64_t items) {
   CuckooFilterConfig c;
-  c.capacity = 2 * prefill_items();
+  c.capacity = 2 * items;
   c.fingerprint_bits = 12;
   c.slots_per_bucket = 4;
   c.seed = bench_seed();
@@ -107,9 +150,9 @@ CuckooFilterConfig filter_config() {
 }
 
 #else
-CuckooMapConfig map_config() {
+CuckooMapConfig map_config(std::uint64_t items) {
   CuckooMapConfig c;
-  c.initial_capacity = static_cast<std::size_t>(2 * prefill_items());
+  c.initial_capacity = static_cast<std::size_t>(2 * items);
   c.seed = bench_seed();
   return c;
 }
@@ -118,9 +161,9 @@ CuckooMapConfig map_config() {
 
 #if !CUCKOO_BENCH_CONCURRENT_MAP
 template <class F>
-std::unique_ptr<F> make_filter() {
-  auto f = std::make_unique<F>(filter_config());
-  for (std::uint64_t i = 0; i < prefill_items(); ++i) f->insert(key_at(kInsertedStream, i));
+std::unique_ptr<F> make_structure(std::uint64_t items) {
+  auto f = std::make_unique<F>(filter_config(items));
+  for (std::uint64_t i = 0; i < items; ++i) f->insert(key_at(kInsertedStream, i));
   return f;
 }
 
@@ -128,15 +171,15 @@ std::unique_ptr<F> make_filter() {
 using LibcuckooMap = libcuckoo::cuckoohash_map<std::uint64_t, std::uint64_t>;
 
 template <class M>
-std::unique_ptr<M> make_map() {
+std::unique_ptr<M> make_structure(std::uint64_t items) {
   std::unique_ptr<M> m;
   if constexpr (std::is_same_v<M, LibcuckooMap>) {
     m = std::make_unique<M>();
-    m->reserve(2 * prefill_items());  // sized for 2N items, as map_config() sizes ours
+    m->reserve(2 * items);  // sized for 2N items, as map_config() sizes ours
   } else {
-    m = std::make_unique<M>(map_config());
+    m = std::make_unique<M>(map_config(items));
   }
-  for (std::uint64_t i = 0; i < prefill_items(); ++i) {
+  for (std::uint64_t i = 0; i < items; ++i) {
     const std::uint64_t k = key_at(kInsertedStream, i);
     m->insert(k, k);
   }
@@ -199,10 +242,24 @@ T& shared(Make&& make) {
   return *value;
 }
 
-template <class T, class Make, class Apply>
-void run_mix(benchmark::State& state, std::size_t mix_index, Make&& make, Apply&& apply) {
-  T& target = shared<T>(make);
-  const std::vector<Op>& ops = stream_for(mix_index, state.thread_index());
+// The prefilled structure of type T at size index i (make_structure(items_of(i))), one
+// per type and size, shared by every benchmark of that type and size (the mixes leave
+// it as they found it), built (untimed) by the first thread that asks.
+template <class T>
+T& prefilled(std::size_t size_index) {
+  static std::mutex mutex;
+  static std::array<std::unique_ptr<T>, kMaxSizes> values;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& value = values[size_index];
+  if (!value) value = make_structure<T>(items_of(size_index));
+  return *value;
+}
+
+template <class T, class Apply>
+void run_mix(benchmark::State& state, std::size_t mix_index, std::size_t size_index,
+             Apply&& apply) {
+  T& target = prefilled<T>(size_index);
+  const std::vector<Op>& ops = stream_for(mix_index, state.thread_index(), size_index);
   std::uint64_t ok = 0;
   for (auto _ : state) {
     for (const Op& op : ops) ok += apply(target, op);
@@ -211,22 +268,29 @@ void run_mix(benchmark::State& state, std::size_t mix_index, Make&& make, Apply&
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(ops.size()));
 }
 
+// The parts joined by '/', empty parts left out.
 std::string bench_name(std::initializer_list<std::string_view> parts) {
   std::string name;
   for (const std::string_view p : parts) {
+    if (p.empty()) continue;
     if (!name.empty()) name += '/';
     name.append(p);
   }
   return name;
 }
 
-template <class T, class Make, class Apply>
-void register_design(std::string_view kind, std::string_view design, bool threaded, Make make,
-                     Apply apply) {
+// The mixes a design runs: every one, or 90/10 and 50/50 only.
+enum class Mixes : std::uint8_t { kAll, kReadHeavyAndHalf };
+
+template <class T, class Apply>
+void register_design(std::string_view kind, std::string_view design, bool threaded, Apply apply,
+                     std::size_t size_index = 0, Mixes mixes = Mixes::kAll) {
+  const std::string size = size_index == 0 ? "" : size_label(items_of(size_index));
   for (std::size_t m = 0; m < std::size(kMixes); ++m) {
+    if (mixes == Mixes::kReadHeavyAndHalf && kMixes[m].read_pct < 50) continue;
     auto* b = benchmark::RegisterBenchmark(
-        bench_name({"concurrent", kind, design, kMixes[m].name}).c_str(),
-        [=](benchmark::State& s) { run_mix<T>(s, m, make, apply); });
+        bench_name({"concurrent", kind, design, kMixes[m].name, size}).c_str(),
+        [=](benchmark::State& s) { run_mix<T>(s, m, size_index, apply); });
     b->UseRealTime()->Unit(benchmark::kMillisecond);
     if (threaded) {
       b->Threads(1)->Threads(kMaxThreads);
@@ -280,6 +344,59 @@ void negative_lookups_at_95(benchmark::State& state, bool with_stash) {
           static_cast<double>(std::uint64_t{f.bucket_count()} * f.slots_per_bucket()),
       benchmark::Counter::kAvgThreads);
 }
+
+// Negative lookups one key at a time in the prefilled filter of the mixes (issue 15:
+// the lock-free filter's double-collect lookup against CuckooFilter's at the same load).
+// Each thread looks up its own 64K keys of a stream never inserted. Counters, per filter
+// (averaged over the threads): load, fpr (hits / lookups), memory_bytes and, for the
+// lock-free filter, version_bytes: the bits of its bucket words that hold the version
+// (version_bits() per bucket), which report.py takes out for the memory target.
+template <class F>
+void negative_lookups(benchmark::State& state, std::size_t size_index) {
+  const F& f = prefilled<F>(size_index);
+  std::vector<std::uint64_t> keys(kOpsPerPass);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    keys[i] = key_at(kNegativeStream + static_cast<std::uint64_t>(state.thread_index()), i);
+  }
+  std::uint64_t hits = 0;
+  for (auto _ : state) {
+    for (const std::uint64_t k : keys) hits += f.contains(k) ? 1 : 0;
+    benchmark::DoNotOptimize(hits);
+  }
+  const auto lookups = state.iterations() * static_cast<std::int64_t>(keys.size());
+  state.SetItemsProcessed(lookups);
+  const auto slots = static_cast<double>(std::uint64_t{f.bucket_count()} * f.slots_per_bucket());
+  state.counters["load"] = benchmark::Counter(static_cast<double>(f.size()) / slots,
+                                              benchmark::Counter::kAvgThreads);
+  state.counters["fpr"] = benchmark::Counter(
+      lookups > 0 ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0,
+      benchmark::Counter::kAvgThreads);
+  state.counters["items"] =
+      benchmark::Counter(static_cast<double>(f.size()), benchmark::Counter::kAvgThreads);
+  state.counters["memory_bytes"] =
+      benchmark::Counter(static_cast<double>(f.memory_bytes()), benchmark::Counter::kAvgThreads);
+  if constexpr (std::is_same_v<F, LockFreeFilter>) {
+    state.counters["version_bytes"] = benchmark::Counter(
+        static_cast<double>(std::uint64_t{f.bucket_count()} * f.version_bits()) / 8.0,
+        benchmark::Counter::kAvgThreads);
+    state.counters["version_bits"] =
+        benchmark::Counter(f.version_bits(), benchmark::Counter::kAvgThreads);
+  }
+}
+
+template <class F>
+void register_negative(std::string_view design, bool threaded, std::size_t size_index) {
+  const std::string size = size_index == 0 ? "" : size_label(items_of(size_index));
+  auto* b = benchmark::RegisterBenchmark(
+      bench_name({"concurrent", "filter_negative", design, size}).c_str(),
+      [size_index](benchmark::State& s) { negative_lookups<F>(s, size_index); });
+  b->UseRealTime()->Unit(benchmark::kMillisecond);
+  if (threaded) {
+    b->Threads(1)->Threads(kMaxThreads);
+  } else {
+    b->Threads(1);
+  }
+}
 #endif
 
 void register_all() {
@@ -294,20 +411,33 @@ void register_all() {
         ->Threads(kMaxThreads);
   }
   const auto filter_op = [](auto& f, const Op& op) { return apply_filter(f, op); };
-  register_design<CuckooFilter>("filter", "single", false, make_filter<CuckooFilter>, filter_op);
-  register_design<CoarseConcurrentFilter>("filter", "coarse", true,
-                                          make_filter<CoarseConcurrentFilter>, filter_op);
-  register_design<StripedConcurrentFilter>("filter", "striped", true,
-                                           make_filter<StripedConcurrentFilter>, filter_op);
+  register_design<CuckooFilter>("filter", "single", false, filter_op);
+  register_design<CoarseConcurrentFilter>("filter", "coarse", true, filter_op);
+  register_design<StripedConcurrentFilter>("filter", "striped", true, filter_op);
+  register_design<LockFreeFilter>("filter", "lockfree", true, filter_op, 0,
+                                  Mixes::kReadHeavyAndHalf);
+  for (std::size_t size = 0; size < size_count(); ++size) {
+    if (size != 0) {  // the large size: the mixes of single, striped and lockfree
+      register_design<CuckooFilter>("filter", "single", false, filter_op, size,
+                                    Mixes::kReadHeavyAndHalf);
+      register_design<StripedConcurrentFilter>("filter", "striped", true, filter_op, size,
+                                               Mixes::kReadHeavyAndHalf);
+      register_design<LockFreeFilter>("filter", "lockfree", true, filter_op, size,
+                                      Mixes::kReadHeavyAndHalf);
+    }
+    register_negative<CuckooFilter>("single", false, size);
+    register_negative<LockFreeFilter>("lockfree", true, size);
+    register_negative<StripedConcurrentFilter>("striped", true, size);
+  }
 #else
   const auto map_op = [](auto& m, const Op& op) { return apply_map(m, op); };
   using Map = CuckooMap<std::uint64_t, std::uint64_t>;
   using Coarse = CoarseConcurrentMap<std::uint64_t, std::uint64_t>;
   using Striped = StripedConcurrentMap<std::uint64_t, std::uint64_t>;
-  register_design<Map>("map", "single", false, make_map<Map>, map_op);
-  register_design<Coarse>("map", "coarse", true, make_map<Coarse>, map_op);
-  register_design<Striped>("map", "striped", true, make_map<Striped>, map_op);
-  register_design<LibcuckooMap>("map", "libcuckoo", true, make_map<LibcuckooMap>, map_op);
+  register_design<Map>("map", "single", false, map_op);
+  register_design<Coarse>("map", "coarse", true, map_op);
+  register_design<Striped>("map", "striped", true, map_op);
+  register_design<LibcuckooMap>("map", "libcuckoo", true, map_op);
 #endif
 }
 
@@ -321,6 +451,10 @@ int main(int argc, char** argv) {
   register_all();
   benchmark::AddCustomContext("seed", std::to_string(bench_seed()));
   benchmark::AddCustomContext("prefill_items", std::to_string(prefill_items()));
+#if !CUCKOO_BENCH_CONCURRENT_MAP
+  benchmark::AddCustomContext("large_items",
+                              size_count() > 1 ? std::to_string(large_items()) : "off");
+#endif
   // The backend the coarse designs' automatic HTM policy really runs: real RTM only where
   // the CPU has it (CPUID leaf 7), otherwise the MCS fallback lock alone.
   benchmark::AddCustomContext(

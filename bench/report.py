@@ -13,8 +13,16 @@ import math
 import sys
 
 
+def bench_key(name):
+    for suffix in ("/manual_time", "/real_time"):
+        name = name.replace(suffix, "")
+    return "/".join(p for p in name.split("/") if not p.startswith("iterations:"))
+
+
 def load(paths):
-    benches, contexts, errors = {}, {}, []
+    """Benchmarks by name. With --benchmark_repetitions=N a benchmark's median aggregate
+    stands for it (its counters are the medians of the repetitions'); otherwise the run."""
+    benches, medians, contexts, errors = {}, {}, {}, []
     for path in paths:
         with open(path) as f:
             text = f.read()
@@ -24,16 +32,15 @@ def load(paths):
         contexts.update(data.get("context", {}))
         for b in data.get("benchmarks", []):
             if b.get("run_type") == "aggregate":
+                if b.get("aggregate_name") == "median" and not b.get("error_occurred"):
+                    medians[bench_key(b.get("run_name", b["name"]))] = b
                 continue
-            name = b["name"]
-            for suffix in ("/manual_time", "/real_time"):
-                name = name.replace(suffix, "")
-            parts = [p for p in name.split("/") if not p.startswith("iterations:")]
-            name = "/".join(parts)
+            name = bench_key(b["name"])
             if b.get("error_occurred"):
                 errors.append(f"{name}: {b.get('error_message', 'error')}")
                 continue
             benches[name] = b
+    benches.update(medians)
     return benches, contexts, errors
 
 
@@ -287,6 +294,124 @@ def ycsb_rows(t, B):
               mops(s), "Mops/s", "ClassicCuckoo", mops(c))
 
 
+def count_label(n):
+    """2000000 -> "2M", as bench_common.hpp's size_label names sizes."""
+    n = int(n)
+    if n % 1_000_000 == 0:
+        return f"{n // 1_000_000}M"
+    if n % 1_000 == 0:
+        return f"{n // 1_000}K"
+    return str(n)
+
+
+# Issue 15: the lock-free filter at 2 threads, at least 1.2x the Mops/s that the authors
+# of the lock-free K-CAS cuckoo filter report on this kind of machine (8-bit tags, 2
+# threads, aggregate), per (keys, mix).
+LOCKFREE_PEER_MOPS = {("2M", "r50-w50"): 50.6, ("2M", "r90-w10"): 71.2,
+                      ("10M", "r50-w50"): 19.5, ("10M", "r90-w10"): 23.9}
+
+
+def lockfree_rows(t, B, ctx):
+    """Issue 15: the lock-free filter's throughput, negative lookups and memory, each
+    against a figure of the same run or the peer's published one."""
+    if not any("/lockfree/" in n for n in B):
+        return
+    default = count_label(ctx.get("prefill_items", 2_000_000))
+    large = ctx.get("large_items", "off")
+    # (label, name suffix): the default size's names carry no size, the large one's do.
+    sizes = [(default, "")]
+    if large != "off":
+        sizes.append((count_label(large), "/" + count_label(large)))
+
+    def get(kind, design, mix, suffix, threads):
+        mid = f"/{mix}" if mix else ""
+        return B.get(f"concurrent/{kind}/{design}{mid}{suffix}/threads:{threads}")
+
+    # The large size against the single-threaded engine (the default size is in the
+    # section above).
+    for label, suffix in sizes[1:]:
+        if not any(get("filter", d, m, suffix, 1) for d in ("striped", "lockfree")
+                   for m in ("r90-w10", "r50-w50")):
+            continue
+        t.section(f"concurrent filters vs the single-threaded engine (same ops), {label} keys, "
+                  "throughput")
+        for mix in ("r90-w10", "r50-w50"):
+            single = get("filter", "single", mix, suffix, 1)
+            for design in ("striped", "lockfree"):
+                for threads in (1, 2):
+                    b = get("filter", design, mix, suffix, threads)
+                    if b:
+                        t.row(f"{design} {mix}, {threads} thread{'s' if threads > 1 else ''}",
+                              mops(b), "Mops/s", "single-threaded engine" if single else None,
+                              mops(single) if single else None)
+
+    rows = [(label, suffix, mix) for label, suffix in sizes for mix in ("r50-w50", "r90-w10")
+            if get("filter", "lockfree", mix, suffix, 2)]
+    if rows:
+        t.section("lock-free filter, 2 threads, absolute throughput (issue 15: >= 1.2x the "
+                  "lock-free K-CAS filter's published figure, 8-bit tags, 2 threads)")
+        for label, suffix, mix in rows:
+            b = get("filter", "lockfree", mix, suffix, 2)
+            striped = get("filter", "striped", mix, suffix, 2)
+            peer = LOCKFREE_PEER_MOPS.get((label, mix))
+            floor = 1.2 * peer if peer else None
+            t.row(f"lockfree {mix}, 2 threads, {label} keys", mops(b), "Mops/s",
+                  "striped filter, same mix, 2 threads" if striped else None,
+                  mops(striped) if striped else None,
+                  f">= {floor:.1f} Mops/s (1.2 x {peer:g})" if peer else None,
+                  (mops(b) >= floor) if peer else None)
+
+    negatives = [(label, suffix) for label, suffix in sizes
+                 if get("filter_negative", "lockfree", None, suffix, 1)]
+    if negatives:
+        t.section("lock-free filter, negative lookups one key at a time, same table and load "
+                  "as CuckooFilter (issue 15: 1 thread <= 1.1x CuckooFilter)")
+        for label, suffix in negatives:
+            lf = get("filter_negative", "lockfree", None, suffix, 1)
+            single = get("filter_negative", "single", None, suffix, 1)
+            what = f"{label} keys, load {lf.get('load', math.nan):.2f}, fpr {fmt(lf.get('fpr'))}"
+            t.row(f"lockfree negative lookup, 1 thread ({what})", ns_per_op(lf), "ns/op",
+                  "CuckooFilter negative lookup, 1 thread" if single else None,
+                  ns_per_op(single) if single else None,
+                  "<= 1.1x" if single else None,
+                  (ns_per_op(lf) <= 1.1 * ns_per_op(single)) if single else None)
+            striped = get("filter_negative", "striped", None, suffix, 1)
+            if striped and single:
+                t.row(f"striped negative lookup, 1 thread ({label} keys)", ns_per_op(striped),
+                      "ns/op", "CuckooFilter negative lookup, 1 thread", ns_per_op(single))
+            for design in ("lockfree", "striped"):
+                two = get("filter_negative", design, None, suffix, 2)
+                one = get("filter_negative", design, None, suffix, 1)
+                if two and one:
+                    t.row(f"{design} negative lookups, 2 threads ({label} keys)", mops(two),
+                          "Mops/s", f"{design}, 1 thread", mops(one))
+
+    memory = [(label, suffix) for label, suffix in sizes
+              if get("filter_negative", "lockfree", None, suffix, 1)
+              and get("filter_negative", "single", None, suffix, 1)]
+    if memory:
+        t.section("lock-free filter memory vs CuckooFilter, f = 12, b = 4, same items "
+                  "(issue 15: <= 1.05x per item without the version bits)")
+        for label, suffix in memory:
+            lf = get("filter_negative", "lockfree", None, suffix, 1)
+            single = get("filter_negative", "single", None, suffix, 1)
+            if "memory_bytes" not in lf or "memory_bytes" not in single:
+                continue
+            items = lf["items"]
+            vbits = lf.get("version_bits", 14)
+            t.row(f"memory_bytes(), lockfree, {label} keys (all of it, WITH the {vbits:.0f} "
+                  "version bits of each 64-bit bucket word)",
+                  lf["memory_bytes"] / 1e6, "MB", "CuckooFilter memory_bytes()",
+                  single["memory_bytes"] / 1e6)
+            without = (lf["memory_bytes"] - lf["version_bytes"]) * 8 / items
+            base = single["memory_bytes"] * 8 / single["items"]
+            t.row(f"memory per item, lockfree, {label} keys, EXCLUDING the {vbits:.0f} version "
+                  f"bits of each 64-bit bucket word (counts {64 - vbits:.0f} of 64: "
+                  f"{62 - vbits:.0f} fingerprint + 2 K-CAS tag bits)",
+                  without, "bits", "CuckooFilter memory per item", base, "<= 1.05x",
+                  without <= 1.05 * base)
+
+
 def concurrent_rows(t, B):
     empty = B.get("concurrent/filter_negative95/striped/stash_empty/real_time/threads:2") or \
         B.get("concurrent/filter_negative95/striped/stash_empty/threads:2")
@@ -304,7 +429,7 @@ def concurrent_rows(t, B):
                   "throughput")
         for mix in sorted(mixes, key=lambda m: -int(m[1:].split("-")[0])):
             single = B.get(f"concurrent/{kind}/single/{mix}/threads:1")
-            for design in ("coarse", "striped"):
+            for design in ("coarse", "striped", "lockfree"):
                 for threads in (1, 2):
                     b = B.get(f"concurrent/{kind}/{design}/{mix}/threads:{threads}")
                     if b:
@@ -350,9 +475,11 @@ def main():
     map_rows(t, B)
     ycsb_rows(t, B)
     concurrent_rows(t, B)
+    lockfree_rows(t, B, ctx)
     header = ["# cuckoo benchmark results", ""]
     for key in ("host_name", "num_cpus", "mhz_per_cpu", "transparent_hugepage",
                 "filter_huge_pages_option", "filter_contains_many", "sizes", "seed",
+                "prefill_items", "large_items",
                 "library_build_type", "htm_backend"):
         if key in ctx:
             header.append(f"- {key}: {ctx[key]}")
