@@ -27,7 +27,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "cuckoo/cuckoo_filter.hpp"
@@ -53,7 +52,7 @@ CuckooFilterPlacement placement_of(const LockFreeFilter& f, std::uint64_t key) {
 
 class LockFreeUnderTest {
  public:
-  explicit LockFreeUnderTest(LockFreeFilter& filter) : filter_(&filter) { snapshot(buckets_); }
+  explicit LockFreeUnderTest(LockFreeFilter& filter) : filter_(&filter) { snapshot(); }
 
   InsertResult insert(std::uint64_t key) {
     const InsertResult r = filter_->insert(key);
@@ -114,35 +113,38 @@ class LockFreeUnderTest {
       return "inconsistent path or insert counters";
     }
     // Every bucket whose slots changed since the last op has a new version.
-    std::vector<Bucket> now;
-    snapshot(now);
+    const unsigned b = f.slots_per_bucket();
+    const std::uint64_t version_limit = (std::uint64_t{1} << f.version_bits()) - 1;
     for (std::uint32_t i = 0; i < f.bucket_count(); ++i) {
-      if (now[i].version > (std::uint64_t{1} << f.version_bits()) - 1) {
+      const std::uint64_t version = f.version_of(i);
+      bool changed = false;
+      for (unsigned s = 0; s < b; ++s) {
+        const std::uint32_t fp = f.fingerprint_at(i, s);
+        changed = changed || fp != slots_[std::size_t{i} * b + s];
+        slots_[std::size_t{i} * b + s] = fp;
+      }
+      if (version > version_limit) {
         return "bucket " + std::to_string(i) + "'s version exceeds its " +
                std::to_string(f.version_bits()) + " bits";
       }
-      if (now[i].slots != buckets_[i].slots && now[i].version == buckets_[i].version) {
-        return "bucket " + std::to_string(i) + " changed but its version " +
-               std::to_string(now[i].version) + " did not";
+      if (changed && version == versions_[i]) {
+        return "bucket " + std::to_string(i) + " changed but its version " + std::to_string(version) +
+               " did not";
       }
+      versions_[i] = version;
     }
-    buckets_ = std::move(now);
     return {};
   }
 
  private:
-  struct Bucket {
-    std::vector<std::uint32_t> slots;
-    std::uint64_t version = 0;
-  };
-
-  void snapshot(std::vector<Bucket>& out) const {
-    out.assign(filter_->bucket_count(), {});
+  // The slots (bucket by bucket) and versions after the last op.
+  void snapshot() {
+    const unsigned b = filter_->slots_per_bucket();
+    slots_.assign(std::size_t{filter_->bucket_count()} * b, 0);
+    versions_.assign(filter_->bucket_count(), 0);
     for (std::uint32_t i = 0; i < filter_->bucket_count(); ++i) {
-      out[i].version = filter_->version_of(i);
-      for (unsigned s = 0; s < filter_->slots_per_bucket(); ++s) {
-        out[i].slots.push_back(filter_->fingerprint_at(i, s));
-      }
+      versions_[i] = filter_->version_of(i);
+      for (unsigned s = 0; s < b; ++s) slots_[std::size_t{i} * b + s] = filter_->fingerprint_at(i, s);
     }
   }
 
@@ -151,7 +153,8 @@ class LockFreeUnderTest {
   std::uint64_t inserted_ = 0;
   std::uint64_t duplicate_rejections_ = 0;
   std::uint64_t full_rejections_ = 0;
-  std::vector<Bucket> buckets_;
+  std::vector<std::uint32_t> slots_;
+  std::vector<std::uint64_t> versions_;
 };
 
 [[noreturn]] void fail(const std::string& what, const cuckoo::model::Trace& trace) {
