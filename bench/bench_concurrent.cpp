@@ -3,7 +3,7 @@
 //
 //   concurrent/filter/{single,coarse,striped,lockfree}/rR-wW/threads:T
 //   concurrent/filter/{single,striped,lockfree}/rR-wW/L/threads:T        (large size L)
-//   concurrent/filter_negative/{single,striped,lockfree}[/L]/threads:T
+//   concurrent/filter_negative/{single,single_same_bytes,striped,lockfree}[/L]/threads:T
 //   concurrent/map/{single,coarse,striped,libcuckoo}/rR-wW/threads:T
 // A filter of 2N slots (f = 12, b = 4) or a map reserved for 2N items is prefilled with N
 // keys (N = CUCKOO_BENCH_CONCURRENT_ITEMS, default 2M), so the load is about 50%. The
@@ -22,7 +22,8 @@
 // same prefilled filter as the mixes (same size, same load); its counters give the load,
 // the false positive rate and the filter's memory_bytes() (and, for the lock-free
 // filter, the bytes its bucket versions take), which report.py compares with
-// CuckooFilter's.
+// CuckooFilter's. single_same_bytes is CuckooFilter given the lock-free filter's table
+// bytes (4/3 of the slots, same items): the cost of the larger table alone.
 //
 // This file builds two programs, one per family: bench_concurrent_filter and, with
 // CUCKOO_BENCH_CONCURRENT_MAP=1, bench_concurrent_map.
@@ -160,9 +161,18 @@ CuckooMapConfig map_config(std::uint64_t items) {
 #endif
 
 #if !CUCKOO_BENCH_CONCURRENT_MAP
+// CuckooFilter with 4/3 of the slots: the table bytes of the lock-free filter (64-bit
+// buckets against 48-bit ones) holding the same items, at three quarters of the load.
+// Its negative lookups against CuckooFilter's show what the larger table alone costs.
+struct SameBytesCuckooFilter : CuckooFilter {
+  using CuckooFilter::CuckooFilter;
+};
+
 template <class F>
 std::unique_ptr<F> make_structure(std::uint64_t items) {
-  auto f = std::make_unique<F>(filter_config(items));
+  CuckooFilterConfig c = filter_config(items);
+  if constexpr (std::is_same_v<F, SameBytesCuckooFilter>) c.capacity = c.capacity * 4 / 3;
+  auto f = std::make_unique<F>(c);
   for (std::uint64_t i = 0; i < items; ++i) f->insert(key_at(kInsertedStream, i));
   return f;
 }
@@ -426,6 +436,7 @@ void register_all() {
                                       Mixes::kReadHeavyAndHalf);
     }
     register_negative<CuckooFilter>("single", false, size);
+    register_negative<SameBytesCuckooFilter>("single_same_bytes", false, size);
     register_negative<LockFreeFilter>("lockfree", true, size);
     register_negative<StripedConcurrentFilter>("striped", true, size);
   }

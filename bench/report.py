@@ -375,6 +375,17 @@ def lockfree_rows(t, B, ctx):
                   ns_per_op(single) if single else None,
                   "<= 1.1x" if single else None,
                   (ns_per_op(lf) <= 1.1 * ns_per_op(single)) if single else None)
+            same = get("filter_negative", "single_same_bytes", None, suffix, 1)
+            if same and single:
+                # What bounds the ratio above: CuckooFilter itself, given the lock-free
+                # filter's table bytes (same items, 3/4 of the load), against CuckooFilter.
+                t.row(f"CuckooFilter negative lookup with the lock-free table's bytes "
+                      f"({label} keys, load {same.get('load', math.nan):.2f})",
+                      ns_per_op(same), "ns/op", "CuckooFilter negative lookup, 1 thread",
+                      ns_per_op(single))
+                t.row(f"lockfree negative lookup vs CuckooFilter with the same table bytes "
+                      f"({label} keys)", ns_per_op(lf), "ns/op",
+                      "CuckooFilter, same bytes", ns_per_op(same))
             striped = get("filter_negative", "striped", None, suffix, 1)
             if striped and single:
                 t.row(f"striped negative lookup, 1 thread ({label} keys)", ns_per_op(striped),

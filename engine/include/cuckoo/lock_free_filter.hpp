@@ -177,14 +177,15 @@ class BasicLockFreeFilter
 
   bool contains_hash(std::uint64_t h) const noexcept {
     const Placement p = rule_.placement(h);
-    if (table_.words_per_bucket() != 1) [[unlikely]] return contains_wide(p);
-    // Both loads first, so that their cache misses overlap.
+    if (table_.words_per_bucket() != 1) [[unlikely]] return contains_wide(p.bucket1, p.bucket2, p.fingerprint);
+    // Both loads first, so that their cache misses overlap; the placement stays in
+    // registers (the slow path takes it by value).
     const std::uint64_t w1 = table_.peek_single(p.bucket1);
     const std::uint64_t w2 = table_.peek_single(p.bucket2);
     if (table_.word0_has(w1, p.fingerprint) || table_.word0_has(w2, p.fingerprint)) return true;
     if (table_.peek_single(p.bucket1) == w1) [[likely]] return false;
     count(Counter::kLookupRetries);  // bucket1 changed meanwhile: the general loop
-    return contains_wide(p);
+    return contains_wide(p.bucket1, p.bucket2, p.fingerprint);
   }
 
   bool erase_hash(std::uint64_t h) {
@@ -346,13 +347,14 @@ class BasicLockFreeFilter
   }
 
   // contains for any bucket width: bucket1, bucket2, bucket1's word 0 again.
-  [[gnu::noinline]] bool contains_wide(const Placement& p) const noexcept {
+  [[gnu::noinline]] bool contains_wide(std::uint32_t bucket1, std::uint32_t bucket2,
+                                      std::uint32_t fingerprint) const noexcept {
     // Bound: a retry means bucket1 changed between two reads (an update completed).
     for (;;) {
-      const Bucket b1 = table_.read(p.bucket1);
-      if (table_.has(b1, p.fingerprint)) return true;
-      if (table_.has(table_.read(p.bucket2), p.fingerprint)) return true;
-      if (table_.peek0(p.bucket1) == b1.w[0]) return false;
+      const Bucket b1 = table_.read(bucket1);
+      if (table_.has(b1, fingerprint)) return true;
+      if (table_.has(table_.read(bucket2), fingerprint)) return true;
+      if (table_.peek0(bucket1) == b1.w[0]) return false;
       count(Counter::kLookupRetries);
     }
   }
