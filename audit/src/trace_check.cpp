@@ -52,10 +52,15 @@ Figure count_figure(std::string name, double value, std::string unit = "ops",
 
 Counterexample make_counterexample(const model::Trace& failing, const model::Violation& violation,
                                    const std::function<TraceOutcome(const model::Trace&)>& check,
-                                   std::size_t max_shrink_attempts) {
+                                   std::size_t max_shrink_attempts, double max_shrink_seconds) {
   const model::Trace cut = cut_after(failing, violation.op_index);
   const std::string claim = violation.claim;
-  auto still_fails = [&check, &claim](const model::Trace& candidate) {
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(max_shrink_seconds > 0 ? max_shrink_seconds : 0));
+  auto still_fails = [&check, &claim, &deadline, max_shrink_seconds](const model::Trace& candidate) {
+    if (max_shrink_seconds > 0 && std::chrono::steady_clock::now() >= deadline) return false;
     try {
       const TraceOutcome outcome = check(candidate);
       return outcome.violation.has_value() && outcome.violation->claim == claim;
@@ -129,7 +134,7 @@ ClaimResult run_trace_check(const TraceCheckPlan& plan, std::uint64_t seed,
   } else {
     result.verdict = Verdict::kFail;
     Counterexample cx = make_counterexample(*failing, *violation, plan.check,
-                                            plan.max_shrink_attempts);
+                                            plan.max_shrink_attempts, plan.max_shrink_seconds);
     result.figures.push_back(
         count_figure("counterexample length (original)", static_cast<double>(cx.original_ops)));
     result.figures.push_back(

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "cuckoo/audit/adapter.hpp"
 #include "cuckoo/subjects/filter.hpp"
@@ -185,6 +187,122 @@ TEST(AdapterAudit, LosingAnItemOnAFailedInsertFailsC6) {
       [] { return DroppingFilterAdapter{}; }, traits,
       cuckoo::model::parse_trace(c6.counterexample->trace)));
   EXPECT_EQ(result_for(r, "C5").verdict, Verdict::kSkipped);  // bool insert
+}
+
+// Throws from insert once 6 keys are stored.
+struct ThrowingSetAdapter : SetAdapter {
+  bool insert(std::uint64_t k) {
+    if (set.size() >= 6) throw std::runtime_error("boom: table corrupted");
+    return SetAdapter::insert(k);
+  }
+};
+
+TEST(AdapterAudit, AnExceptionFromTheAdapterIsAFindingWithItsMessage) {
+  const ImplementationTraits traits = set_traits("throwing.set");
+  const Report r = cuckoo::audit::audit_implementation([] { return ThrowingSetAdapter{}; }, traits,
+                                                       small_options());
+  const ClaimResult& c1 = result_for(r, "C1");
+  ASSERT_EQ(c1.verdict, Verdict::kFail);
+  EXPECT_NE(c1.summary.find("boom: table corrupted"), std::string::npos) << c1.summary;
+  ASSERT_TRUE(c1.counterexample.has_value());
+  EXPECT_LE(c1.counterexample->shrunk_ops, 8U) << c1.counterexample->trace;
+  EXPECT_TRUE(cuckoo::audit::replay_implementation(
+      [] { return ThrowingSetAdapter{}; }, traits,
+      cuckoo::model::parse_trace(c1.counterexample->trace)));
+}
+
+struct ThrowingQueriesFilterAdapter : EngineFilterAdapter {
+  std::uint64_t queries = 0;
+  bool contains(std::uint64_t k) {
+    if (++queries > 1000) throw std::runtime_error("lost connection");
+    return filter.contains(k);
+  }
+};
+
+TEST(AdapterAudit, AnExceptionDuringTheC2MeasurementFailsC2) {
+  AuditOptions o = small_options();
+  o.claims = {"C2"};
+  const Report r = cuckoo::audit::audit_implementation(
+      [] { return ThrowingQueriesFilterAdapter{}; }, filter_traits("throwing.filter"), o);
+  ASSERT_EQ(r.results.size(), 1U);
+  EXPECT_EQ(r.results[0].verdict, Verdict::kFail);
+  EXPECT_NE(r.results[0].summary.find("lost connection"), std::string::npos) << r.results[0].summary;
+}
+
+// A factory that throws: every trace fails, the audit does not throw.
+TEST(AdapterAudit, AFactoryThatThrowsFailsTheTracesInsteadOfTheAudit) {
+  AuditOptions o = small_options();
+  o.claims = {"C1", "C7"};
+  const Report r = cuckoo::audit::audit_implementation(
+      []() -> SetAdapter { throw std::runtime_error("cannot connect"); }, set_traits("absent.set"), o);
+  ASSERT_EQ(r.results.size(), 2U);
+  for (const ClaimResult& c : r.results) {
+    EXPECT_EQ(c.verdict, Verdict::kFail) << c.claim;
+    EXPECT_NE(c.summary.find("cannot connect"), std::string::npos) << c.summary;
+  }
+}
+
+TEST(AdapterAudit, ClaimsSelectsWhatRunsAndRejectsOthers) {
+  AuditOptions o = small_options();
+  o.claims = {"C7"};
+  const Report r = cuckoo::audit::audit_implementation([] { return SetAdapter{}; },
+                                                       set_traits("std.unordered_set"), o);
+  ASSERT_EQ(r.results.size(), 1U);
+  EXPECT_EQ(r.results[0].claim, "C7");
+  o.claims = {"C3"};
+  EXPECT_THROW(cuckoo::audit::audit_implementation([] { return SetAdapter{}; },
+                                                   set_traits("std.unordered_set"), o),
+               cuckoo::audit::UsageError);
+}
+
+// A set that refuses inserts past 2000 keys: C6 above kSmallCapacity fills with distinct
+// keys and runs within its lookup budget.
+struct BoundedSetAdapter : SetAdapter {
+  bool full = false;
+  cuckoo::model::InsertResult insert(std::uint64_t k) {
+    if (set.count(k) != 0) return cuckoo::model::InsertResult::kExists;
+    if (set.size() >= 2000) return cuckoo::model::InsertResult::kFull;
+    set.insert(k);
+    return cuckoo::model::InsertResult::kInserted;
+  }
+};
+
+TEST(AdapterAudit, C6AboveSmallCapacitiesFillsAndStaysWithinItsBudget) {
+  ImplementationTraits traits = set_traits("bounded.set");
+  traits.capacity = 2000;
+  AuditOptions o = small_options();
+  o.claims = {"C6"};
+  const Report r = cuckoo::audit::audit_implementation([] { return BoundedSetAdapter{}; }, traits, o);
+  ASSERT_EQ(r.results.size(), 1U);
+  const ClaimResult& c6 = r.results[0];
+  EXPECT_EQ(c6.verdict, Verdict::kPass) << c6.summary;
+  const double traces = c6.figures.at(0).value;
+  EXPECT_GE(traces, 1);
+  EXPECT_LE(traces, static_cast<double>(cuckoo::audit::adapter_detail::kC6LookupBudget /
+                                        cuckoo::audit::adapter_detail::c6_trace_cost(2000)) + 1);
+  EXPECT_GE(c6.samples, 2000U);  // the fill alone
+}
+
+// prepare() sees each trace before its ops are performed, and the C2 plan in chunks.
+struct PreparingFilterAdapter : EngineFilterAdapter {
+  std::vector<std::size_t>* plans;
+  explicit PreparingFilterAdapter(std::vector<std::size_t>* p) : plans(p) {}
+  void prepare(const cuckoo::model::Trace& t) { plans->push_back(t.size()); }
+};
+
+TEST(AdapterAudit, PrepareIsCalledWithWhatFollows) {
+  std::vector<std::size_t> plans;
+  AuditOptions o = small_options();
+  o.claims = {"C1", "C2"};
+  o.fpr_queries = 70'000;
+  const Report r = cuckoo::audit::audit_implementation(
+      [&plans] { return PreparingFilterAdapter(&plans); }, filter_traits("preparing.filter"), o);
+  EXPECT_TRUE(r.all_passed());
+  // 40 C1 traces, then C2: the inserts (95% of 64), then 65536 + 4464 queries.
+  ASSERT_EQ(plans.size(), 40U + 3U);
+  EXPECT_EQ(plans[40], 60U);
+  EXPECT_EQ(plans[41], 65'536U);
+  EXPECT_EQ(plans[42], 70'000U - 65'536U);
 }
 
 TEST(AdapterAudit, RejectsANameThatIsNotATraceName) {

@@ -42,7 +42,8 @@
 //     reached", so for a bool filter the audit assumes no copy limit and checks only
 //     that a refused insert changes nothing (C6).
 // Optional: clear() (then traces may hold clear ops), check_invariants() (void, bool or
-// std::string; run after every op), and for filters identity(key) (keys with equal
+// std::string; run after every op), prepare(const model::Trace&) (see "Pipelining"
+// below), and for filters identity(key) (keys with equal
 // identities are one item to the filter: for a partial-key cuckoo filter, fingerprint and
 // smaller bucket), max_copies(key) and count(key); see model/subject.hpp. Without
 // identity() the model tells keys apart by value, so two keys that the filter cannot tell
@@ -52,22 +53,47 @@
 // one every time (a fixed seed): a counterexample is only replayable if the
 // implementation is deterministic.
 //
+// Failures of the implementation: an exception from any adapter call during a trace (the
+// factory, prepare(), an op) is a violation of that trace ("exception", with the
+// message), shrunk and reported like any other; during C2's measurement it is a FAIL of
+// C2 with the message. The audit itself does not throw for them.
+//
+// Pipelining: an adapter whose calls are expensive one at a time (another process, see
+// exec.hpp) may have prepare(const model::Trace& t): the audit calls it with the ops it
+// is about to perform, in order, from the instance's current state: before checking a
+// trace (the checker then performs exactly t's ops, stopping early at a violation, and
+// in between asks size() after inserts, erases that answered true and clears, and after
+// an insert answered kFull contains() of every stored key, in the model's
+// distinct_keys() order), and in C2 before the inserts and before each chunk of queries
+// (C2 stops inserting at the first refusal). The adapter may perform the ops ahead of
+// the calls and answer them from what it recorded; it must still answer every call,
+// announced or not, as the structure would at that point.
+//
 // What is run (each a ClaimResult with engine = traits.name)
 // --------------------------------------------------------
 //   C1  filters and sets: random traces of inserts (duplicates), erases of inserted keys,
 //       lookups; every present key must be found.
-//   C2  filters with fingerprint_bits and slots_per_bucket: load the filter to about 95%
-//       of capacity (or to its first refused insert), query keys never inserted, and
-//       hold the false positive count to the binomial bound at rate
+//   C2  filters with fingerprint_bits and slots_per_bucket, or a declared
+//       false_positive_rate: load the filter to about 95% of capacity (or to its first
+//       refused insert), query keys never inserted, and hold the false positive count to
+//       the binomial bound at rate false_positive_rate when given, else
 //       p = 1 - (1 - q)^(2b), q = (2^f + 2) / 4^f (one occupied slot's match
 //       probability for a filter that maps fingerprint 0 to 1; about 2b / 2^f), at
 //       confidence subjects::stats::kDefaultAlpha. Needs capacity (else 1000 items are assumed).
 //   C5  filters whose insert returns an InsertResult: one key inserted many times, up
 //       to max_copies (2b by default), erased one copy at a time.
 //   C6  filters and sets with a known capacity: inserts past capacity; a refused insert
-//       loses nothing and changes the size by nothing.
+//       loses nothing and changes the size by nothing. The checker looks up every stored
+//       key after each refused insert, so a trace costs about capacity^2 lookups: above
+//       kSmallCapacity (256) a trace fills the structure with distinct keys (capacity +
+//       1/16) and then runs a short mixed tail, and the number of C6 traces is cut to a
+//       budget of about kC6LookupBudget lookups per profile step (at least one trace).
 //   C7  exact sets: every answer equals the set model's (no false positives either).
-// Keys are small integers (0 .. a few hundred; C2's queries start at 2^62).
+// Keys are small integers (0 .. a few hundred, up to about 1.07 capacity in C6; C2's
+// queries start at 2^62).
+//
+// AuditOptions::claims restricts the run to those claims (the others are left out of the
+// report).
 //
 // Caveat for filters: erasing an item that was never stored may remove a copy of another
 // item with the same fingerprint and bucket (the standard cuckoo filter contract). The
@@ -85,8 +111,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <limits>
+#include <map>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -125,6 +154,18 @@ struct ImplementationTraits {
   std::uint64_t max_copies = 0;
   // Items (slots, for a filter) the fresh instance holds; 0: unknown (C6 skipped).
   std::uint64_t capacity = 0;
+  // Filters: the false positive rate it promises at capacity, in (0, 1); 0: derived from
+  // fingerprint_bits and slots_per_bucket (C2 is skipped when neither is known).
+  double false_positive_rate = 0;
+  // false: the traces hold no erase ops (the implementation cannot erase).
+  bool erase_supported = true;
+  // false: the traces hold no clear ops even when the adapter has clear().
+  bool clear_supported = true;
+  // Appended to the report's configuration text (what else the subject declared).
+  std::string notes;
+  // Extra trace header parameters (name -> value), e.g. how keys are encoded; written
+  // into every generated trace so that a counterexample carries them.
+  std::map<std::string, std::string> trace_parameters;
 };
 
 struct AuditOptions {
@@ -136,6 +177,10 @@ struct AuditOptions {
   std::size_t traces = 0;
   // Queries of the C2 measurement; 0: by profile (quick 200000, x10, x100).
   std::uint64_t fpr_queries = 0;
+  // The claims to run ("C1", "C6"); empty: all. Unknown ids: UsageError.
+  std::vector<std::string> claims;
+  // Wall-time bound of shrinking one counterexample; 0: only the attempt bound.
+  double max_shrink_seconds = 0;
 };
 
 // The false positive bound of C2 for a partial-key cuckoo filter with f-bit fingerprints
@@ -155,6 +200,28 @@ inline constexpr std::uint64_t kAssumedCapacity = 1000;
 inline constexpr double kFprLoad = 0.95;
 // C2's queries: keys never inserted (the traces use small keys).
 inline constexpr std::uint64_t kQueryKeyBase = std::uint64_t{1} << 62;
+// C2 announces its queries to prepare() in chunks of this many.
+inline constexpr std::uint64_t kFprQueryChunk = 65'536;
+// C6: up to this capacity the traces are random mixes over 1..2 capacity keys; above it,
+// fill-then-tail traces, as many as kC6LookupBudget (times the profile scale) allows.
+inline constexpr std::uint64_t kSmallCapacity = 256;
+inline constexpr std::uint64_t kC6LookupBudget = 4'000'000;
+// C6 above kSmallCapacity is skipped when one trace alone would cost more than this many
+// times the budget.
+inline constexpr std::uint64_t kC6MaxOverBudget = 8;
+
+// The claims audit_implementation knows.
+inline constexpr const char* kAdapterClaims[] = {"C1", "C2", "C5", "C6", "C7"};
+
+template <class Impl>
+constexpr bool kHasPrepare = requires(Impl& i, const model::Trace& t) { i.prepare(t); };
+
+// C6's estimated lookups per fill-then-tail trace at `capacity`: the refused inserts
+// (the last 1/16 of the fill, what a filter leaves unused, the tail's inserts) times the
+// stored keys each looks up.
+inline std::uint64_t c6_trace_cost(std::uint64_t capacity) {
+  return capacity * (capacity / 8 + 200) + capacity;
+}
 
 inline std::uint64_t profile_scale(Profile p) {
   switch (p) {
@@ -247,6 +314,7 @@ inline model::TraceParameters header_of(const ImplementationTraits& traits) {
   if (traits.slots_per_bucket != 0) {
     p.set("slots_per_bucket", std::to_string(traits.slots_per_bucket));
   }
+  for (const auto& [name, value] : traits.trace_parameters) p.set(name, value);
   return p;
 }
 
@@ -260,6 +328,34 @@ inline void validate(const ImplementationTraits& traits) {
     throw UsageError("ImplementationTraits::fingerprint_bits " +
                      std::to_string(traits.fingerprint_bits) + " is above 32");
   }
+  if (!(traits.false_positive_rate >= 0 && traits.false_positive_rate < 1)) {
+    throw UsageError("ImplementationTraits::false_positive_rate " +
+                     std::to_string(traits.false_positive_rate) + " is outside [0, 1)");
+  }
+}
+
+inline void validate(const AuditOptions& options) {
+  for (const std::string& claim : options.claims) {
+    if (std::find(std::begin(kAdapterClaims), std::end(kAdapterClaims), claim) ==
+        std::end(kAdapterClaims)) {
+      throw UsageError("unknown claim '" + claim +
+                       "' for an implementation audit (expected C1, C2, C5, C6 or C7)");
+    }
+  }
+}
+
+inline bool wanted(const AuditOptions& options, const std::string& claim) {
+  return options.claims.empty() ||
+         std::find(options.claims.begin(), options.claims.end(), claim) != options.claims.end();
+}
+
+// The false positive rate C2 holds the filter to, 0 when none is known.
+inline double promised_fpr(const ImplementationTraits& traits) {
+  if (traits.false_positive_rate > 0) return traits.false_positive_rate;
+  if (traits.fingerprint_bits != 0 && traits.slots_per_bucket != 0) {
+    return cuckoo_filter_fpr_bound(traits.fingerprint_bits, traits.slots_per_bucket);
+  }
+  return 0;
 }
 
 inline std::string configuration_of(const ImplementationTraits& traits) {
@@ -267,6 +363,19 @@ inline std::string configuration_of(const ImplementationTraits& traits) {
   if (traits.fingerprint_bits != 0) c += " f=" + std::to_string(traits.fingerprint_bits);
   if (traits.slots_per_bucket != 0) c += " b=" + std::to_string(traits.slots_per_bucket);
   if (traits.capacity != 0) c += " capacity=" + std::to_string(traits.capacity);
+  if (traits.false_positive_rate > 0) {
+    std::ostringstream rate;
+    rate << traits.false_positive_rate;
+    c += " fpr=" + rate.str();
+  }
+  if (traits.max_copies == model::MultisetModel::kNoCopyLimit) {
+    c += " max_copies=none";
+  } else if (traits.max_copies != 0) {
+    c += " max_copies=" + std::to_string(traits.max_copies);
+  }
+  if (!traits.erase_supported) c += " no-erase";
+  if (!traits.clear_supported) c += " no-clear";
+  if (!traits.notes.empty()) c += " " + traits.notes;
   return c;
 }
 
@@ -284,37 +393,64 @@ inline ClaimResult skipped(std::string claim, const ImplementationTraits& traits
 template <class Factory>
 ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::uint64_t queries,
                         std::uint64_t seed) {
+  using Impl = std::remove_cvref_t<decltype(make())>;
   const auto start = std::chrono::steady_clock::now();
   ClaimResult r;
   r.claim = "C2";
   r.engine = traits.name;
   r.configuration = configuration_of(traits);
   r.seed = seed;
-  auto impl = make();
-  ImplementationSubject subject(impl, traits);
   const std::uint64_t capacity = traits.capacity != 0 ? traits.capacity : kAssumedCapacity;
   const auto target = static_cast<std::uint64_t>(static_cast<double>(capacity) * kFprLoad);
   subjects::TraceRng rng(seed);
   const std::uint64_t key_offset = rng.below(std::uint64_t{1} << 40);
   std::uint64_t stored = 0;
-  for (std::uint64_t k = 0; k < target; ++k) {  // bound: target
-    if (subject.insert(key_offset + k) != model::InsertResult::kInserted) break;
-    ++stored;
-  }
   std::uint64_t positives = 0;
-  for (std::uint64_t i = 0; i < queries; ++i) {  // bound: queries
-    positives += subject.contains(kQueryKeyBase + key_offset + i) ? 1 : 0;
+  try {
+    auto impl = make();
+    ImplementationSubject subject(impl, traits);
+    if constexpr (kHasPrepare<Impl>) {
+      model::Trace plan;
+      plan.engine = traits.name;
+      for (std::uint64_t k = 0; k < target; ++k) plan.add(model::Op::insert(key_offset + k));
+      impl.prepare(plan);
+    }
+    for (std::uint64_t k = 0; k < target; ++k) {  // bound: target
+      if (subject.insert(key_offset + k) != model::InsertResult::kInserted) break;
+      ++stored;
+    }
+    for (std::uint64_t first = 0; first < queries; first += kFprQueryChunk) {
+      const std::uint64_t last = std::min(queries, first + kFprQueryChunk);
+      if constexpr (kHasPrepare<Impl>) {
+        model::Trace plan;
+        plan.engine = traits.name;
+        for (std::uint64_t i = first; i < last; ++i) {
+          plan.add(model::Op::contains(kQueryKeyBase + key_offset + i));
+        }
+        impl.prepare(plan);
+      }
+      for (std::uint64_t i = first; i < last; ++i) {  // bound: queries
+        positives += subject.contains(kQueryKeyBase + key_offset + i) ? 1 : 0;
+      }
+    }
+  } catch (const std::exception& e) {
+    r.verdict = Verdict::kFail;
+    r.summary = std::string("the implementation failed during the measurement (after ") +
+                std::to_string(stored) + " stored items): " + e.what();
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
   }
-  const double p = cuckoo_filter_fpr_bound(traits.fingerprint_bits, traits.slots_per_bucket);
+  const double p = promised_fpr(traits);
   const std::uint64_t max_count = subjects::stats::binomial_max_count(queries, p);
+  const bool declared = traits.false_positive_rate > 0;
   Figure rate;
   rate.name = "false-positive rate";
   rate.value = static_cast<double>(positives) / static_cast<double>(queries);
   rate.bound = static_cast<double>(max_count) / static_cast<double>(queries);
   rate.relation = "<=";
-  rate.note = "bound: the largest rate a filter with per-query rate 1-(1-q)^(2b) = " +
-              std::to_string(p) + " shows in " + std::to_string(queries) +
-              " queries except with probability 1e-9";
+  rate.note = std::string("bound: the largest rate a filter with per-query rate ") +
+              (declared ? "(declared) " : "1-(1-q)^(2b) = ") + std::to_string(p) + " shows in " +
+              std::to_string(queries) + " queries except with probability 1e-9";
   Figure load;
   load.name = "load factor";
   load.value = static_cast<double>(stored) / static_cast<double>(capacity);
@@ -329,10 +465,28 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
   r.summary = std::to_string(positives) + " false positives in " + std::to_string(queries) +
               " queries at load " + std::to_string(load.value) + ": " +
               (r.verdict == Verdict::kPass ? "within" : "above") + " the bound of " +
-              std::to_string(max_count) + " for f=" + std::to_string(traits.fingerprint_bits) +
-              " b=" + std::to_string(traits.slots_per_bucket) + ".";
+              std::to_string(max_count) + " for " +
+              (declared ? "the declared rate " + std::to_string(p)
+                        : "f=" + std::to_string(traits.fingerprint_bits) +
+                              " b=" + std::to_string(traits.slots_per_bucket)) +
+              ".";
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+// A violation for an exception thrown outside the checker's own calls (the factory,
+// prepare()): charged to the trace's first op.
+inline std::optional<model::Violation> adapter_failure(const model::Trace& trace,
+                                                       std::uint64_t seed, const char* what) {
+  if (trace.entries.empty()) return std::nullopt;  // nothing ran, nothing failed
+  model::Violation v;
+  v.claim = "exception";
+  v.op_index = 0;
+  v.op = trace.entries.front().op;
+  v.expected = "no exception";
+  v.actual = std::string("exception: ") + what;
+  v.seed = seed;
+  return v;
 }
 
 }  // namespace adapter_detail
@@ -342,15 +496,26 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
 // or nothing. The trace's header is not used (the factory builds the instance).
 // Throws std::invalid_argument when the trace holds an op the adapter cannot perform
 // (find, insert_or_assign, serialize_roundtrip; clear without clear()).
+// An exception from the factory or prepare() is a violation at op 0 ("exception"); one
+// from an op is the checker's "exception" violation at that op.
 template <class Factory>
 std::optional<model::Violation> replay_implementation(Factory&& make,
                                                       const ImplementationTraits& traits,
                                                       const model::Trace& trace,
                                                       std::uint64_t seed = 0) {
-  auto impl = make();
-  adapter_detail::ImplementationSubject subject(impl, traits);
-  model::MultisetModel model;
-  return model::check(subject, model, trace, seed);
+  using Impl = std::remove_cvref_t<decltype(make())>;
+  bool checking = false;  // model::check's own errors (an op it cannot perform) propagate
+  try {
+    auto impl = make();
+    if constexpr (adapter_detail::kHasPrepare<Impl>) impl.prepare(trace);
+    adapter_detail::ImplementationSubject subject(impl, traits);
+    model::MultisetModel model;
+    checking = true;
+    return model::check(subject, model, trace, seed);
+  } catch (const std::exception& e) {
+    if (checking || trace.entries.empty()) throw;
+    return adapter_detail::adapter_failure(trace, seed, e.what());
+  }
 }
 
 // Runs the claims that apply (see the top of this file) and returns the report: one
@@ -362,6 +527,7 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   using namespace adapter_detail;
   using Impl = std::remove_cvref_t<decltype(make())>;
   validate(traits);
+  validate(options);
   const auto start = std::chrono::steady_clock::now();
   Report report;
   report.subject = traits.name;
@@ -379,13 +545,14 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   const std::string configuration = configuration_of(traits);
   const model::TraceParameters header = header_of(traits);
   constexpr bool kHasClear = requires(Impl& i) { i.clear(); };
+  const bool clear_ops = kHasClear && traits.clear_supported;
 
   auto check = [&make, &traits](const model::Trace& t) {
     TraceOutcome out;
     out.violation = replay_implementation(make, traits, t);
     return out;
   };
-  auto run_plan = [&](const std::string& claim, const std::string& checked,
+  auto run_plan = [&](const std::string& claim, const std::string& checked, std::size_t count,
                       std::function<model::Trace(std::uint64_t, std::size_t)> generate) {
     TaskContext ctx;
     ctx.seed = task_seed(options.seed, claim, traits.name, configuration);
@@ -396,9 +563,10 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     plan.engine = traits.name;
     plan.configuration = configuration;
     plan.checked = checked;
-    plan.traces = traces;
+    plan.traces = count;
     plan.generate = std::move(generate);
     plan.check = check;
+    plan.max_shrink_seconds = options.max_shrink_seconds;
     plan.replay_command_prefix = "replay_implementation(...) on";
     report.results.push_back(run_trace_check(plan, ctx.seed, &ctx));
   };
@@ -411,28 +579,34 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     s.ops = ops;
     s.key_range = key_range;
     s.weights = weights;
-    s.weights.clear = kHasClear ? 1 : 0;
+    s.weights.clear = clear_ops ? 1 : 0;
+    if (!traits.erase_supported) s.weights.erase = 0;
     s.erase_present_percent = 100;
     s.insert_values = exact;
     return s;
   };
 
   // C1
-  run_plan("C1", "every inserted, not erased key is found",
-           [&](std::uint64_t seed, std::size_t) {
-             subjects::TraceRng rng(seed);
-             return subjects::generate_trace(traits.name, header,
-                                   shape_with(subjects::OpWeights{35, 15, 45, 5, 0, 0, 0, 0},
-                                              2 + rng.below(roomy_keys), 100 + rng.below(201)),
-                                   rng.next());
-           });
+  if (wanted(options, "C1")) {
+    run_plan("C1", "every inserted, not erased key is found", traces,
+             [&](std::uint64_t seed, std::size_t) {
+               subjects::TraceRng rng(seed);
+               return subjects::generate_trace(traits.name, header,
+                                     shape_with(subjects::OpWeights{35, 15, 45, 5, 0, 0, 0, 0},
+                                                2 + rng.below(roomy_keys), 100 + rng.below(201)),
+                                     rng.next());
+             });
+  }
   // C2
-  if (exact) {
+  if (!wanted(options, "C2")) {
+  } else if (exact) {
     report.results.push_back(
         skipped("C2", traits, "an exact set has no false positives; C7 checks that."));
-  } else if (traits.fingerprint_bits == 0 || traits.slots_per_bucket == 0) {
+  } else if (promised_fpr(traits) == 0) {
     report.results.push_back(skipped(
-        "C2", traits, "fingerprint_bits and slots_per_bucket are not given: no bound to hold."));
+        "C2", traits,
+        "neither a false positive rate nor fingerprint_bits and slots_per_bucket are given: "
+        "no bound to hold."));
   } else {
     const std::uint64_t queries =
         options.fpr_queries != 0 ? options.fpr_queries : kQuickFprQueries * scale;
@@ -440,14 +614,15 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
         make, traits, queries, task_seed(options.seed, "C2", traits.name, configuration)));
   }
   // C5
-  if (exact) {
+  if (!wanted(options, "C5")) {
+  } else if (exact) {
     report.results.push_back(skipped("C5", traits, "an exact set stores no copies."));
   } else if (bool_insert<Impl>()) {
     report.results.push_back(skipped(
         "C5", traits,
         "insert returns bool, so a refusal at the copy limit cannot be told from kFull."));
   } else {
-    run_plan("C5", "duplicate inserts up to the copy limit, erase of one copy, sizes",
+    run_plan("C5", "duplicate inserts up to the copy limit, erase of one copy, sizes", traces,
              [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
                return subjects::generate_trace(traits.name, header,
@@ -457,10 +632,11 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
              });
   }
   // C6
-  if (traits.capacity == 0) {
+  if (!wanted(options, "C6")) {
+  } else if (traits.capacity == 0) {
     report.results.push_back(skipped("C6", traits, "capacity is not given: cannot overfill."));
-  } else {
-    run_plan("C6", "inserts past capacity, then every stored key",
+  } else if (traits.capacity <= kSmallCapacity) {
+    run_plan("C6", "inserts past capacity, then every stored key", traces,
              [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
                const std::uint64_t keys = traits.capacity + 1 + rng.below(traits.capacity + 1);
@@ -470,12 +646,52 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                s.weights.clear = 0;
                return subjects::generate_trace(traits.name, header, s, rng.next());
              });
+  } else if (c6_trace_cost(traits.capacity) > kC6MaxOverBudget * kC6LookupBudget * scale) {
+    report.results.push_back(skipped(
+        "C6", traits,
+        "capacity " + std::to_string(traits.capacity) + " needs about " +
+            std::to_string(c6_trace_cost(traits.capacity)) +
+            " lookups per trace (every stored key after each refused insert), above this "
+            "profile's budget: audit an instance with a smaller capacity, or a larger profile."));
+  } else {
+    // Fill with distinct keys in random order to capacity + 1/16, then a short random
+    // tail over the same keys: the refused inserts come at the end of the fill and in the
+    // tail, a few hundred of them rather than one per op of a long mix.
+    const std::uint64_t budget = kC6LookupBudget * scale;
+    const std::size_t c6_traces = static_cast<std::size_t>(std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>(traces, budget / c6_trace_cost(traits.capacity))));
+    run_plan("C6", "fills past capacity, then a mixed tail; every stored key after each refusal",
+             c6_traces, [&](std::uint64_t seed, std::size_t) {
+               subjects::TraceRng rng(seed);
+               const std::uint64_t keys = traits.capacity + traits.capacity / 16 + 1 +
+                                          rng.below(traits.capacity / 16 + 1);
+               std::vector<std::uint64_t> order(static_cast<std::size_t>(keys));
+               for (std::uint64_t k = 0; k < keys; ++k) order[static_cast<std::size_t>(k)] = k;
+               for (std::size_t i = order.size(); i > 1; --i) {  // bound: keys (Fisher-Yates)
+                 std::swap(order[i - 1], order[static_cast<std::size_t>(rng.below(i))]);
+               }
+               subjects::TraceShape tail =
+                   shape_with(subjects::OpWeights{70, 0, 25, 5, 0, 0, 0, 0}, keys,
+                              static_cast<std::size_t>(100 + rng.below(201)));
+               tail.weights.clear = 0;
+               model::Trace t = subjects::generate_trace(traits.name, header, tail, rng.next());
+               std::vector<model::TraceEntry> fill;
+               fill.reserve(order.size() + t.entries.size());
+               for (const std::uint64_t k : order) {
+                 fill.push_back(model::TraceEntry{model::Op::insert(k, exact ? 1 + k % 1000 : 0),
+                                                  std::nullopt, 0});
+               }
+               fill.insert(fill.end(), t.entries.begin(), t.entries.end());
+               t.entries = std::move(fill);
+               return t;
+             });
   }
   // C7
-  if (!exact) {
+  if (!wanted(options, "C7")) {
+  } else if (!exact) {
     report.results.push_back(skipped("C7", traits, "applies to exact sets only."));
   } else {
-    run_plan("C7", "every answer equals the set model's, absent keys included",
+    run_plan("C7", "every answer equals the set model's, absent keys included", traces,
              [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
                return subjects::generate_trace(traits.name, header,

@@ -66,6 +66,10 @@ struct TraceCheckPlan {
   // header it cannot build (a bug of the plan: the task fails with the message).
   std::function<TraceOutcome(const model::Trace&)> check;
   std::size_t max_shrink_attempts = kDefaultShrinkAttempts;
+  // Wall-time bound of the shrink (0: none): after it, no further candidate is checked,
+  // and the smallest failing trace found so far is the counterexample. For subjects whose
+  // failing runs are slow (a subject process that hangs until a timeout).
+  double max_shrink_seconds = 0;
   // When set, the counterexample's replay command is this followed by the trace file's
   // path (e.g. "my_audit --replay"); else TaskContext's "cuckoo-audit replay FILE".
   std::string replay_command_prefix;
@@ -83,6 +87,7 @@ ClaimResult run_trace_check(const TraceCheckPlan& plan, std::uint64_t seed,
 // (model::format_violation of the shrunk trace's violation) and both lengths.
 Counterexample make_counterexample(const model::Trace& failing, const model::Violation& violation,
                                    const std::function<TraceOutcome(const model::Trace&)>& check,
-                                   std::size_t max_shrink_attempts = kDefaultShrinkAttempts);
+                                   std::size_t max_shrink_attempts = kDefaultShrinkAttempts,
+                                   double max_shrink_seconds = 0);
 
 }  // namespace cuckoo::audit
