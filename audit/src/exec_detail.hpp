@@ -1,0 +1,37 @@
+// Private to the exec sources (exec_protocol.cpp, exec_session.cpp, exec_subject.cpp):
+// the text helpers and the request / response vocabulary they share.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "cuckoo/audit/exec.hpp"
+#include "cuckoo/model/op.hpp"
+
+namespace cuckoo::audit::exec_detail {
+
+// `text` with non-printable bytes as \xNN, cut at `limit` bytes ("..." appended).
+std::string printable(std::string_view text, std::size_t limit = 120);
+// A non-negative decimal integer of at most 20 digits that fits 64 bits.
+bool parse_u64_text(std::string_view text, std::uint64_t& value);
+// "0.5 s".
+std::string seconds_text(double seconds);
+
+const char* req_word(Req req);
+bool takes_key(Req req);
+bool mutating(Req req);  // insert, erase, clear
+// What a valid response to `req` is, for messages.
+const char* expected_responses(Req req);
+// The response as the subject wrote it ("inserted", "3").
+std::string resp_text(const Slot& slot);
+// Parses a response line (printable, without "\r\n") into slot.resp (and number, or
+// `error_text` for "error TEXT"). False: not a valid response to slot.req.
+bool parse_response(Slot& slot, std::string_view line, std::string& error_text);
+// The request of a trace op; Req::kClose for an op the protocol does not have.
+Req req_of(model::OpKind kind);
+// Appends the protocol form of `bytes` ("x" and two hex digits a byte) to `out`.
+void append_protocol_key(std::string& out, std::string_view bytes);
+
+}  // namespace cuckoo::audit::exec_detail

@@ -1,0 +1,351 @@
+// cuckoo-audit exec: the adapter that audit_implementation drives (ExecSubject: the
+// pipelining over the session, the shadow of the checker's model, the restarts that ask
+// what was not recorded) and the audit itself. See exec.hpp.
+#include <algorithm>
+#include <ctime>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cuckoo/audit/exec.hpp"
+#include "exec_detail.hpp"
+
+#ifndef CUCKOO_VERSION
+#define CUCKOO_VERSION "unknown"
+#endif
+
+namespace cuckoo::audit {
+
+using exec_detail::ExchangeFailure;
+using exec_detail::mutating;
+using exec_detail::printable;
+using exec_detail::Req;
+using exec_detail::req_of;
+using exec_detail::Resp;
+using exec_detail::resp_text;
+using exec_detail::Role;
+using exec_detail::Slot;
+using exec_detail::takes_key;
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+}  // namespace
+
+// ---- the adapter --------------------------------------------------------------------------------
+
+ExecSubject::ExecSubject(ExecSession& session) : session_(&session) {}
+
+bool ExecSubject::ahead() const {
+  const std::size_t end = failure_ ? std::min(failure_->index, rec_.size()) : rec_.size();
+  for (std::size_t i = cursor_; i < end; ++i) {
+    if (rec_[i].role == Role::kOp && mutating(rec_[i].req)) return true;
+  }
+  return false;
+}
+
+void ExecSubject::append_plan(std::vector<Slot>& slots, std::size_t from, bool predict) const {
+  const bool exact_size = session_->declarations().size == ExecSizeMode::kExact;
+  // The answers the current recording holds, to place the lookups after each `full`.
+  std::vector<Resp> answers;
+  std::optional<model::MultisetModel> walk;
+  if (predict) {
+    answers.assign(ops_.size(), Resp::kNone);
+    const std::size_t end = failure_ ? std::min(failure_->index, rec_.size()) : rec_.size();
+    for (std::size_t i = 0; i < end; ++i) {
+      const Slot& s = rec_[i];
+      if (s.role == Role::kOp && s.op < answers.size()) answers[s.op] = s.resp;
+    }
+    walk = shadow_;
+  }
+  for (std::size_t i = from; i < ops_.size(); ++i) {  // bound: the prepared ops
+    const model::Op& op = ops_[i];
+    Slot s;
+    s.req = req_of(op.kind);
+    s.role = Role::kOp;
+    s.op = static_cast<std::uint32_t>(i);
+    s.key = op.key;
+    slots.push_back(s);
+    if (mutating(s.req)) {
+      Slot size;
+      size.req = Req::kSize;
+      size.role = exact_size ? Role::kExtra : Role::kLocal;
+      slots.push_back(size);
+    }
+    if (!walk) continue;
+    const Resp answer = answers[i];
+    if (answer == Resp::kNone) {
+      walk.reset();  // nothing recorded from here on: no more predictions
+      continue;
+    }
+    if (s.req == Req::kInsert && answer == Resp::kFull) {
+      for (const std::uint64_t key : walk->distinct_keys()) {
+        Slot lookup;
+        lookup.req = Req::kContains;
+        lookup.role = Role::kExtra;
+        lookup.key = key;
+        slots.push_back(lookup);
+      }
+    }
+    if (s.req == Req::kInsert && answer == Resp::kInserted) walk->insert(op.key);
+    if (s.req == Req::kErase && answer == Resp::kYes) walk->erase(op.key);
+    if (s.req == Req::kClear) walk->clear();
+  }
+}
+
+void ExecSubject::push_restart_prefix(std::vector<Slot>& slots) const {
+  Slot fresh;
+  fresh.req = Req::kNew;
+  slots.push_back(fresh);
+  for (const Slot& h : history_) {
+    Slot replay = h;
+    replay.role = Role::kReplay;
+    replay.number = static_cast<std::uint64_t>(h.resp);
+    replay.resp = Resp::kNone;
+    slots.push_back(replay);
+  }
+}
+
+std::optional<ExchangeFailure> ExecSubject::replay_mismatch(const std::vector<Slot>& slots,
+                                                            std::size_t prefix) {
+  for (std::size_t i = 0; i < prefix && i < slots.size(); ++i) {
+    const Slot& s = slots[i];
+    if (s.role != Role::kReplay || s.resp == Resp::kNone) continue;
+    if (static_cast<std::uint64_t>(s.resp) == s.number) continue;
+    Slot before = s;
+    before.resp = static_cast<Resp>(s.number);
+    return ExchangeFailure{
+        i, SubjectError(SubjectFailure::kNondeterministic,
+                        "is not deterministic: after 'new', the same requests again got '" +
+                            resp_text(s) + "' for '" + session_->describe_request(s) +
+                            "' where it answered '" + resp_text(before) +
+                            "' before (the audit replays the ops it has performed to ask "
+                            "what it did not record; a counterexample replays only if the "
+                            "subject answers alike every time)",
+                        session_->stderr_tail())};
+  }
+  return std::nullopt;
+}
+
+void ExecSubject::load(std::vector<Slot> slots, std::size_t prefix) {
+  error_texts_.clear();
+  std::optional<ExchangeFailure> failure = session_->exchange(slots, 0, error_texts_);
+  generation_ = session_->generation();
+  started_ = true;
+  rec_ = std::move(slots);
+  failure_ = std::move(failure);
+  if (auto mismatch = replay_mismatch(rec_, prefix)) {
+    if (!failure_ || mismatch->index < failure_->index) failure_ = std::move(mismatch);
+  }
+  cursor_ = prefix;
+  if (failure_ && failure_->index < cursor_) cursor_ = failure_->index;
+}
+
+void ExecSubject::prepare(const model::Trace& trace) {
+  ops_.clear();
+  ops_.reserve(trace.entries.size());
+  for (const model::TraceEntry& e : trace.entries) {
+    if (req_of(e.op.kind) == Req::kClose) break;  // an op the protocol lacks: check() says so
+    ops_.push_back(e.op);
+  }
+  const bool fresh = !started_ || generation_ != session_->generation() || session_->pid() < 0 ||
+                     ahead() || needs_new_;
+  std::vector<Slot> slots;
+  if (fresh) {
+    if (started_) session_->count_resync();
+    push_restart_prefix(slots);
+  }
+  const std::size_t prefix = slots.size();
+  append_plan(slots, 0, false);
+  load(std::move(slots), prefix);
+  next_op_ = 0;
+  after_full_ = false;
+  lookups_at_ = std::numeric_limits<std::size_t>::max();
+  sync_ = false;
+  needs_new_ = false;
+}
+
+void ExecSubject::restart(std::size_t from, const std::vector<std::uint64_t>& lookups) {
+  session_->count_resync();
+  std::vector<Slot> slots;
+  push_restart_prefix(slots);
+  const std::size_t prefix = slots.size();
+  for (const std::uint64_t key : lookups) {
+    Slot lookup;
+    lookup.req = Req::kContains;
+    lookup.role = Role::kExtra;
+    lookup.key = key;
+    slots.push_back(lookup);
+  }
+  append_plan(slots, from, true);  // predictions from the recording being replaced
+  load(std::move(slots), prefix);
+  next_op_ = from;
+}
+
+ExecSubject::Slot ExecSubject::consume(const Slot& s, const std::string* error_text) {
+  if (s.resp == Resp::kError) {
+    throw SubjectError(SubjectFailure::kErrorResponse,
+                       "answered 'error" + (error_text != nullptr && !error_text->empty()
+                                                ? " " + printable(*error_text)
+                                                : std::string()) +
+                           "' to '" + session_->describe_request(s) + "'",
+                       session_->stderr_tail());
+  }
+  if (s.role == Role::kExtra || s.role == Role::kLocal) return s;
+  if (s.role == Role::kOp) next_op_ = s.op + 1;
+  after_full_ = s.req == Req::kInsert && s.resp == Resp::kFull;
+  if (mutating(s.req)) history_.push_back(s);
+  if (s.req == Req::kInsert && s.resp == Resp::kInserted) shadow_.insert(s.key);
+  if (s.req == Req::kErase && s.resp == Resp::kYes) shadow_.erase(s.key);
+  if (s.req == Req::kClear) shadow_.clear();
+  return s;
+}
+
+ExecSubject::Slot ExecSubject::call(Req req, std::uint64_t key) {
+  if (!started_ && ops_.empty()) sync_ = true;  // never prepared: one request at a time
+  if (!sync_ && generation_ != session_->generation()) restart(next_op_, {});
+  if (sync_) return sync_call(req, key);
+  for (;;) {
+    if (failure_ && cursor_ >= failure_->index) throw failure_->error;
+    if (cursor_ < rec_.size()) {
+      const Slot& s = rec_[cursor_];
+      const bool match = s.req == req && (!takes_key(req) || s.key == key);
+      if (s.role != Role::kOp) {
+        const std::size_t index = cursor_++;
+        if (match && (s.role == Role::kExtra || s.role == Role::kLocal)) {
+          const auto it = error_texts_.find(index);
+          return consume(s, it == error_texts_.end() ? nullptr : &it->second);
+        }
+        continue;  // an extra the caller did not ask for
+      }
+      if (match) {
+        const std::size_t index = cursor_++;
+        const auto it = error_texts_.find(index);
+        Slot answered = consume(s, it == error_texts_.end() ? nullptr : &it->second);
+        if (answered.req == Req::kErase && answered.resp == Resp::kNo) {
+          // The checker asks no size after an erase that removed nothing.
+          while (cursor_ < rec_.size() &&
+                 (rec_[cursor_].role == Role::kExtra || rec_[cursor_].role == Role::kLocal) &&
+                 (!failure_ || cursor_ < failure_->index)) {
+            ++cursor_;
+          }
+        }
+        return answered;
+      }
+    }
+    // At an op this call is not, or past the recording. After `full` the checker looks
+    // up every stored key: start again and ask them (and those of later `full`s).
+    if (req == Req::kContains && after_full_ && lookups_at_ != next_op_ &&
+        shadow_.identity_count(key) > 0) {
+      lookups_at_ = next_op_;
+      restart(next_op_, shadow_.distinct_keys());
+      continue;
+    }
+    break;
+  }
+  // Anything else: one request at a time from here on, from the consumed state.
+  needs_new_ = needs_new_ || ahead();
+  sync_ = true;
+  return sync_call(req, key);
+}
+
+ExecSubject::Slot ExecSubject::sync_call(Req req, std::uint64_t key) {
+  std::vector<Slot> slots;
+  std::size_t prefix = 0;
+  if (!started_ || needs_new_ || generation_ != session_->generation() || session_->pid() < 0) {
+    if (started_) session_->count_resync();
+    push_restart_prefix(slots);
+    prefix = slots.size();
+    needs_new_ = false;
+  }
+  Slot s;
+  s.req = req;
+  s.key = key;
+  slots.push_back(s);
+  std::map<std::size_t, std::string> errors;
+  std::optional<ExchangeFailure> failure = session_->exchange(slots, 0, errors);
+  generation_ = session_->generation();
+  started_ = true;
+  if (auto mismatch = replay_mismatch(slots, prefix)) {
+    if (!failure || mismatch->index < failure->index) failure = std::move(mismatch);
+  }
+  if (failure) {
+    needs_new_ = true;
+    throw failure->error;
+  }
+  const auto it = errors.find(slots.size() - 1);
+  return consume(slots.back(), it == errors.end() ? nullptr : &it->second);
+}
+
+model::InsertResult ExecSubject::insert(std::uint64_t key) {
+  switch (call(Req::kInsert, key).resp) {
+    case Resp::kInserted: return model::InsertResult::kInserted;
+    case Resp::kExists: return model::InsertResult::kExists;
+    case Resp::kDuplicateLimit: return model::InsertResult::kDuplicateLimit;
+    default: break;
+  }
+  return model::InsertResult::kFull;  // parse_response lets nothing else through
+}
+
+bool ExecSubject::contains(std::uint64_t key) { return call(Req::kContains, key).resp == Resp::kYes; }
+
+bool ExecSubject::erase(std::uint64_t key) { return call(Req::kErase, key).resp == Resp::kYes; }
+
+void ExecSubject::clear() { (void)call(Req::kClear, 0); }
+
+std::uint64_t ExecSubject::size() {
+  const Slot s = call(Req::kSize, 0);
+  // size=approximate or absent: a trace's own size op is still sent (its answer must be
+  // well formed), the checker's others are not (kLocal); all are answered from the
+  // consumed state, so the size checks hold trivially.
+  if (session_->declarations().size != ExecSizeMode::kExact) return shadow_.size();
+  if (s.resp != Resp::kNumber) {
+    throw SubjectError(SubjectFailure::kInvalidResponse,
+                       "answered 'unknown' to 'size' but declared size=exact",
+                       session_->stderr_tail());
+  }
+  return s.number;
+}
+
+// ---- the audit ----------------------------------------------------------------------------------
+
+namespace {
+
+AuditOptions exec_audit_options(const ExecSession& session, const AuditOptions& options) {
+  AuditOptions o = options;
+  if (o.max_shrink_seconds == 0) {
+    // A hanging subject costs a timeout per shrinking attempt: bound the shrink.
+    o.max_shrink_seconds = std::clamp(10 * session.options().timeout_seconds, 2.0, 60.0);
+  }
+  return o;
+}
+
+}  // namespace
+
+Report audit_exec(ExecSession& session, const AuditOptions& options) {
+  session.start();
+  const std::string started = utc_now();
+  const ImplementationTraits traits = session.traits();
+  Report report = audit_implementation([&session] { return session.instance(); }, traits,
+                                       exec_audit_options(session, options));
+  report.tool_version = CUCKOO_VERSION;
+  report.started_utc = started;
+  report.subject = traits.name + " (declares: " + session.declarations().text() +
+                   "; keys=" + to_string(session.options().keys) + ")";
+  return report;
+}
+
+std::optional<model::Violation> replay_exec(ExecSession& session, const model::Trace& trace) {
+  session.start();
+  return replay_implementation([&session] { return session.instance(); }, session.traits(), trace);
+}
+
+}  // namespace cuckoo::audit

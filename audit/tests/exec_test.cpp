@@ -1,0 +1,519 @@
+// Tests of cuckoo-audit exec's transport and adapter (exec.hpp): key encodings, the
+// handshake and claims file, starting and stopping subjects, every kind of subject
+// misbehaviour as a typed SubjectError with the stderr tail, pipelining against the
+// checker (the lookups after `full`), and audits of correct and broken subjects. The
+// subjects are audit/tests/exec_subjects/subject.py (modes) and c_subject.c.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuckoo/audit/exec.hpp"
+#include "cuckoo/model/trace.hpp"
+
+namespace {
+
+using cuckoo::audit::ExecDeclarations;
+using cuckoo::audit::ExecKeys;
+using cuckoo::audit::ExecOptions;
+using cuckoo::audit::ExecSession;
+using cuckoo::audit::ExecSizeMode;
+using cuckoo::audit::SubjectError;
+using cuckoo::audit::SubjectFailure;
+using cuckoo::audit::Verdict;
+using cuckoo::model::InsertResult;
+using cuckoo::model::Op;
+using cuckoo::model::Trace;
+
+constexpr std::string_view kPython = CUCKOO_PYTHON3;
+constexpr std::string_view kPySubject = CUCKOO_EXEC_PY_SUBJECT;
+constexpr std::string_view kCSubject = CUCKOO_EXEC_C_SUBJECT;
+
+bool have_python() { return !kPython.empty() && kPython.find("NOTFOUND") == std::string_view::npos; }
+
+#define REQUIRE_PYTHON()                                   \
+  if (!have_python()) GTEST_SKIP() << "python3 not found"; \
+  static_assert(true)
+#define REQUIRE_C_SUBJECT()                                              \
+  if (kCSubject.empty()) GTEST_SKIP() << "no C compiler for c_subject"; \
+  static_assert(true)
+
+ExecOptions py(const std::string& mode, double timeout = 5) {
+  ExecOptions o;
+  o.command = {std::string(kPython), std::string(kPySubject), mode};
+  o.timeout_seconds = timeout;
+  return o;
+}
+
+ExecOptions c_subject(const std::string& kind, const std::string& capacity) {
+  ExecOptions o;
+  o.command = {std::string(kCSubject), kind, capacity};
+  return o;
+}
+
+// Runs `f` and returns the SubjectError it throws (fails the test if it throws none).
+template <class F>
+SubjectError thrown_by(F&& f) {
+  try {
+    f();
+  } catch (const SubjectError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no SubjectError";
+  return SubjectError(SubjectFailure::kStart, "none");
+}
+
+bool reaped(pid_t pid) {
+  if (pid <= 0) return true;
+  errno = 0;
+  return waitpid(pid, nullptr, WNOHANG) < 0 && errno == ECHILD;
+}
+
+// ---- keys ----
+
+TEST(ExecKeys, EveryEncodingIsInjectiveAndDeterministic) {
+  for (const ExecKeys keys : {ExecKeys::kMixed, ExecKeys::kU64le, ExecKeys::kDecimal}) {
+    std::set<std::string> seen;
+    std::vector<std::uint64_t> sample;
+    for (std::uint64_t k = 0; k < 20000; ++k) sample.push_back(k);
+    for (std::uint64_t k = 0; k < 2000; ++k) {
+      sample.push_back((std::uint64_t{1} << 62) + k * 7919);  // C2's queries
+      sample.push_back(UINT64_MAX - k);
+    }
+    for (const std::uint64_t k : sample) {
+      const std::string bytes = cuckoo::audit::encode_key(keys, k);
+      EXPECT_EQ(bytes, cuckoo::audit::encode_key(keys, k));
+      EXPECT_TRUE(seen.insert(bytes).second) << to_string(keys) << " key " << k;
+    }
+  }
+}
+
+TEST(ExecKeys, MixedCoversEveryFamily) {
+  bool empty = false, zero_byte = false, long_word = false, very_long = false, url = false,
+       decimal = false, word = false;
+  for (std::uint64_t k = 0; k < 4096; ++k) {
+    const std::string b = cuckoo::audit::encode_key(ExecKeys::kMixed, k);
+    empty |= b.empty();
+    zero_byte |= b.find('\0') != std::string::npos;
+    long_word |= b.rfind("lw-", 0) == 0 && b.size() > 64;
+    very_long |= b.size() >= 1024;
+    url |= b.find("://") != std::string::npos;
+    decimal |= !b.empty() && b.find_first_not_of("0123456789") == std::string::npos;
+    word |= !b.empty() && b.find_first_not_of("abcdefghijklmnopqrstuvwxyz") == std::string::npos;
+    EXPECT_LE(b.size(), 4096U);
+  }
+  EXPECT_TRUE(empty && zero_byte && long_word && very_long && url && decimal && word);
+  EXPECT_EQ(cuckoo::audit::encode_key(ExecKeys::kMixed, 0), "");
+  // Neighbours in the late-byte and one-bit families differ in one byte.
+  int late = 0;
+  for (std::uint64_t k = 4; k < 4096; k += 4) {
+    const std::string a = cuckoo::audit::encode_key(ExecKeys::kMixed, k);
+    const std::string b = cuckoo::audit::encode_key(ExecKeys::kMixed, k + 1);
+    if (a.size() != b.size() || a.empty() || (a[0] != '\x01' && a[0] != '\x02')) continue;
+    int differing = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) differing += a[i] != b[i] ? 1 : 0;
+    EXPECT_EQ(differing, 1) << k;
+    ++late;
+  }
+  EXPECT_GT(late, 10);
+  EXPECT_EQ(cuckoo::audit::protocol_key(std::string("\0\xff", 2)), "x00ff");
+  EXPECT_EQ(cuckoo::audit::protocol_key("hello"), "x68656c6c6f");
+  EXPECT_THROW(cuckoo::audit::exec_keys_from_string("hex"), cuckoo::audit::UsageError);
+}
+
+// ---- the handshake and the claims file ----
+
+TEST(ExecHandshake, ParsesEveryDeclaration) {
+  const ExecDeclarations d = cuckoo::audit::parse_handshake(
+      "cuckoo-audit-subject 1 kind=filter name=my.filter capacity=1000 fingerprint_bits=12 "
+      "slots_per_bucket=4 max_copies=none fpr=0.01 deletes=no size=approximate clear=no\r");
+  EXPECT_EQ(d.kind, cuckoo::audit::ImplementationKind::kApproximateFilter);
+  EXPECT_EQ(d.name, "my.filter");
+  EXPECT_EQ(d.capacity, 1000U);
+  EXPECT_EQ(d.fingerprint_bits, 12U);
+  EXPECT_EQ(d.slots_per_bucket, 4U);
+  EXPECT_EQ(d.max_copies, cuckoo::model::MultisetModel::kNoCopyLimit);
+  EXPECT_DOUBLE_EQ(d.fpr, 0.01);
+  EXPECT_FALSE(d.deletes);
+  EXPECT_FALSE(d.clear);
+  EXPECT_EQ(d.size, ExecSizeMode::kApproximate);
+  EXPECT_EQ(cuckoo::audit::parse_handshake("cuckoo-audit-subject 1 kind=set").name, "exec.subject");
+}
+
+TEST(ExecHandshake, RejectsWhatIsNotAValidHandshake) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"hello", "expected 'cuckoo-audit-subject 1"},
+      {"cuckoo-audit-subject", "protocol version"},
+      {"cuckoo-audit-subject x kind=set", "protocol version"},
+      {"cuckoo-audit-subject 2 kind=set", "speaks protocol version 2"},
+      {"cuckoo-audit-subject 1 capacity=4", "kind= (filter or set) is required"},
+      {"cuckoo-audit-subject 1 kind=map", "kind is filter or set"},
+      {"cuckoo-audit-subject 1 kind=set capcity=4", "unknown declaration 'capcity'"},
+      {"cuckoo-audit-subject 1 kind=set kind=filter", "declared twice"},
+      {"cuckoo-audit-subject 1 kind=set capacity=0", "capacity is an integer >= 1"},
+      {"cuckoo-audit-subject 1 kind=filter fpr=1.5", "fpr is a real number in (0, 1)"},
+      {"cuckoo-audit-subject 1 kind=filter fingerprint_bits=33", "1..32"},
+      {"cuckoo-audit-subject 1 kind=filter max_copies=0", "max_copies"},
+      {"cuckoo-audit-subject 1 kind=set name=9lives", "a name is letters"},
+      {"cuckoo-audit-subject 1 kind=set size=maybe", "exact, approximate or absent"},
+      {"cuckoo-audit-subject 1 kind=set verbose", "not a key=value"},
+  };
+  for (const auto& [line, message] : cases) {
+    const SubjectError e = thrown_by([&] { cuckoo::audit::parse_handshake(line); });
+    EXPECT_EQ(e.failure(), SubjectFailure::kHandshake) << line;
+    EXPECT_TRUE(e.is_startup());
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << line << ": " << e.what();
+  }
+}
+
+TEST(ExecHandshake, AClaimsFileOverridesAndCompletes) {
+  ExecDeclarations d = cuckoo::audit::parse_handshake("cuckoo-audit-subject 1 kind=filter capacity=10");
+  cuckoo::audit::apply_claims_file(d, "# ours\n capacity = 20 \n\nfingerprint_bits=8 # f\n", "claims.txt");
+  EXPECT_EQ(d.capacity, 20U);
+  EXPECT_EQ(d.fingerprint_bits, 8U);
+  EXPECT_EQ(d.text(), "kind=filter capacity=20 fingerprint_bits=8");
+  try {
+    cuckoo::audit::apply_claims_file(d, "capacity=5\nsize=sometimes\n", "claims.txt");
+    ADD_FAILURE() << "no error";
+  } catch (const cuckoo::audit::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("claims.txt:2: "), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cuckoo::audit::apply_claims_file(d, "capacity=5\ncapacity=6\n", "f"),
+               cuckoo::audit::UsageError);
+  EXPECT_THROW(cuckoo::audit::apply_claims_file(d, "just words\n", "f"), cuckoo::audit::UsageError);
+}
+
+// ---- starting ----
+
+TEST(ExecSession, ACommandThatCannotStartIsAStartFailure) {
+  ExecOptions o;
+  o.command = {"cuckoo-no-such-command-xyz"};
+  ExecSession s(o);
+  const SubjectError e = thrown_by([&] { s.start(); });
+  EXPECT_EQ(e.failure(), SubjectFailure::kStart);
+  EXPECT_NE(std::string(e.what()).find("command not found"), std::string::npos) << e.what();
+}
+
+TEST(ExecSession, ASubjectThatDiesBeforeItsHandshakeShowsItsStderr) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("no-handshake"));
+  const SubjectError e = thrown_by([&] { s.start(); });
+  EXPECT_EQ(e.failure(), SubjectFailure::kHandshake);
+  EXPECT_NE(e.message().find("exited with status 1 before its handshake"), std::string::npos) << e.what();
+  EXPECT_NE(e.stderr_tail().find("cannot load the filter library"), std::string::npos);
+  EXPECT_NE(std::string(e.what()).find("cannot load the filter library"), std::string::npos);
+}
+
+TEST(ExecSession, ASilentSubjectTimesOutAtTheHandshakeAndIsReaped) {
+  REQUIRE_PYTHON();
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = -1;
+  {
+    ExecSession s(py("silent", 0.3));
+    const SubjectError e = thrown_by([&] { s.start(); });
+    EXPECT_EQ(e.failure(), SubjectFailure::kHandshake);
+    EXPECT_NE(e.message().find("no handshake line within 0.3 s"), std::string::npos) << e.what();
+    pid = s.pid();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_TRUE(reaped(pid));
+}
+
+// ---- a correct subject, one call at a time and pipelined ----
+
+TEST(ExecSubject, AnswersOneCallAtATime) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("filter"));
+  s.start();
+  EXPECT_EQ(s.declarations().name, "py.filter");
+  EXPECT_EQ(s.traits().fingerprint_bits, 12U);
+  EXPECT_EQ(s.traits().trace_parameters.at("keys"), "mixed");
+  cuckoo::audit::ExecSubject f = s.instance();
+  EXPECT_EQ(f.insert(7), InsertResult::kInserted);
+  EXPECT_EQ(f.insert(7), InsertResult::kInserted);
+  EXPECT_TRUE(f.contains(7));
+  EXPECT_FALSE(f.contains(0));  // the empty key
+  EXPECT_EQ(f.size(), 2U);
+  EXPECT_TRUE(f.erase(7));
+  EXPECT_EQ(f.size(), 1U);
+  f.clear();
+  EXPECT_EQ(f.size(), 0U);
+  // A second instance starts empty (`new`).
+  cuckoo::audit::ExecSubject g = s.instance();
+  EXPECT_FALSE(g.contains(7));
+  EXPECT_EQ(s.close(), std::nullopt);
+  EXPECT_EQ(s.stats().starts, 1U);
+}
+
+TEST(ExecSubject, APreparedTraceIsSentAtOnceAndServedFromTheRecording) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("set"));
+  s.start();
+  Trace t;
+  for (std::uint64_t k = 0; k < 50; ++k) t.add(Op::insert(k));
+  for (std::uint64_t k = 0; k < 60; ++k) t.add(Op::contains(k));
+  t.add(Op::size());
+  cuckoo::audit::ExecSubject subject = s.instance();
+  subject.prepare(t);
+  const std::uint64_t sent = s.stats().requests;
+  EXPECT_EQ(sent, 1U + 50U * 2U + 60U + 1U);  // new, inserts with their sizes, lookups, size
+  for (std::uint64_t k = 0; k < 50; ++k) {
+    EXPECT_EQ(subject.insert(k), InsertResult::kInserted);
+    EXPECT_EQ(subject.size(), k + 1);
+  }
+  for (std::uint64_t k = 0; k < 60; ++k) EXPECT_EQ(subject.contains(k), k < 50) << k;
+  EXPECT_EQ(subject.size(), 50U);
+  EXPECT_EQ(s.stats().requests, sent);  // nothing more was sent
+  // A call that was not announced is answered one at a time, from the right state.
+  EXPECT_TRUE(subject.erase(3));
+  EXPECT_FALSE(subject.contains(3));
+  EXPECT_EQ(subject.size(), 49U);
+}
+
+TEST(ExecSubject, TheLookupsAfterFullAreAskedAgainstTheRightState) {
+  REQUIRE_C_SUBJECT();
+  ExecSession s(c_subject("set", "8"));
+  s.start();
+  // Fill to capacity, overfill (full: the checker looks up every stored key), erase,
+  // overfill again: the checker's model must agree at every step.
+  Trace t;
+  t.engine = "c.set";
+  for (std::uint64_t k = 1; k <= 10; ++k) t.add(Op::insert(k));
+  t.add(Op::erase(2));
+  t.add(Op::contains(2));
+  t.add(Op::insert(11));
+  t.add(Op::insert(12));
+  t.add(Op::size());
+  t.parameters.set("kind", "exact_set");
+  EXPECT_EQ(cuckoo::audit::replay_exec(s, t), std::nullopt);
+  EXPECT_GE(s.stats().resyncs, 1U);
+  EXPECT_EQ(s.stats().starts, 1U);
+}
+
+TEST(ExecSubject, DeclaredAbsentSizesAreAnsweredFromTheModel) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("filter-no-size"));
+  s.start();
+  EXPECT_FALSE(s.traits().erase_supported);
+  EXPECT_FALSE(s.traits().clear_supported);
+  cuckoo::audit::AuditOptions o;
+  o.traces = 30;
+  o.fpr_queries = 5000;
+  const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
+  EXPECT_TRUE(r.all_passed());
+  for (const auto& c : r.results) EXPECT_NE(c.configuration.find("size=absent"), std::string::npos);
+}
+
+// ---- misbehaviour ----
+
+// The SubjectError a fresh instance of `mode` throws when fed keys 1, 2, ... until it fails.
+SubjectError drive_until_failure(ExecSession& s) {
+  return thrown_by([&] {
+    cuckoo::audit::ExecSubject subject = s.instance();
+    for (std::uint64_t k = 1; k < 100; ++k) {
+      subject.insert(k);
+      subject.contains(k);
+      subject.size();
+    }
+  });
+}
+
+TEST(ExecMisbehaviour, ACrashIsASignalFailureWithTheStderrTailAndTheNextInstanceRestarts) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("crash"));
+  s.start();
+  const pid_t first = s.pid();
+  const SubjectError e = drive_until_failure(s);
+  EXPECT_EQ(e.failure(), SubjectFailure::kSignaled);
+  EXPECT_NE(e.message().find("killed by signal 6 (SIGABRT)"), std::string::npos) << e.what();
+  EXPECT_NE(e.stderr_tail().find("table corrupted with 5 keys"), std::string::npos);
+  EXPECT_TRUE(reaped(first));
+  cuckoo::audit::ExecSubject again = s.instance();
+  EXPECT_EQ(again.insert(1), InsertResult::kInserted);
+  EXPECT_EQ(s.stats().starts, 2U);
+}
+
+TEST(ExecMisbehaviour, AnEarlyExitNamesTheStatus) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("exit"));
+  s.start();
+  const SubjectError e = drive_until_failure(s);
+  EXPECT_EQ(e.failure(), SubjectFailure::kExited);
+  EXPECT_NE(e.message().find("exited with status 3"), std::string::npos) << e.what();
+  EXPECT_NE(e.stderr_tail().find("giving up"), std::string::npos);
+}
+
+TEST(ExecMisbehaviour, AHangIsATimeoutAndTheSubjectIsKilledAndReaped) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("hang", 0.3));
+  s.start();
+  const pid_t pid = s.pid();
+  const auto start = std::chrono::steady_clock::now();
+  const SubjectError e = drive_until_failure(s);
+  EXPECT_EQ(e.failure(), SubjectFailure::kTimeout);
+  EXPECT_NE(e.message().find("within 0.3 s"), std::string::npos) << e.what();
+  EXPECT_NE(e.stderr_tail().find("thinking very hard"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_TRUE(reaped(pid));
+  EXPECT_EQ(::kill(pid, 0), -1);
+}
+
+TEST(ExecMisbehaviour, AnInvalidResponseNamesTheRequestAndTheLine) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("garbage"));
+  s.start();
+  const SubjectError e = drive_until_failure(s);
+  EXPECT_EQ(e.failure(), SubjectFailure::kInvalidResponse);
+  EXPECT_NE(e.message().find("with 'banana' (expected yes or no"), std::string::npos) << e.what();
+  EXPECT_NE(e.message().find("'contains x"), std::string::npos) << e.what();
+}
+
+TEST(ExecMisbehaviour, ControlBytesAreGarbage) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("binary"));
+  s.start();
+  const SubjectError e = drive_until_failure(s);
+  EXPECT_EQ(e.failure(), SubjectFailure::kGarbage);
+  EXPECT_NE(e.message().find("y\\x01es"), std::string::npos) << e.what();
+}
+
+TEST(ExecMisbehaviour, AnErrorResponseCarriesItsText) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("error"));
+  s.start();
+  cuckoo::audit::ExecSubject subject = s.instance();
+  subject.insert(5);
+  const SubjectError e = thrown_by([&] { subject.erase(5); });
+  EXPECT_EQ(e.failure(), SubjectFailure::kErrorResponse);
+  EXPECT_NE(e.message().find("error erase is not implemented"), std::string::npos) << e.what();
+  // The process lives on: an error answer is not a crash.
+  EXPECT_TRUE(subject.contains(5));
+}
+
+TEST(ExecMisbehaviour, OutputNobodyAskedForIsCaught) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("extra"));
+  s.start();
+  cuckoo::audit::ExecSubject subject = s.instance();
+  const SubjectError e = thrown_by([&] { subject.insert(1); });
+  // The second "ok" after `new` is taken as the answer to the insert.
+  EXPECT_EQ(e.failure(), SubjectFailure::kInvalidResponse);
+  EXPECT_NE(e.message().find("with 'ok'"), std::string::npos) << e.what();
+}
+
+TEST(ExecMisbehaviour, ResponsesOutOfOrderAreInvalidWhenPipelinedAndATimeoutOtherwise) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("swap", 0.3));
+  s.start();
+  // Pipelined: the 6th response (a size) comes where the 5th (insert 3) belongs.
+  Trace t;
+  for (std::uint64_t k = 1; k < 10; ++k) t.add(Op::insert(k));
+  cuckoo::audit::ExecSubject subject = s.instance();
+  subject.prepare(t);
+  const SubjectError e = thrown_by([&] {
+    for (std::uint64_t k = 1; k < 10; ++k) {
+      subject.insert(k);
+      subject.size();
+    }
+  });
+  EXPECT_EQ(e.failure(), SubjectFailure::kInvalidResponse) << e.what();
+  EXPECT_NE(e.message().find("with '3' (expected inserted"), std::string::npos) << e.what();
+  // One at a time, the held-back response never comes.
+  const SubjectError late = drive_until_failure(s);
+  EXPECT_EQ(late.failure(), SubjectFailure::kTimeout) << late.what();
+}
+
+// ---- audits ----
+
+TEST(ExecAudit, ACorrectCSubjectPassesAndFastEnough) {
+  REQUIRE_C_SUBJECT();
+  ExecSession s(c_subject("filter", "100"));
+  s.start();
+  cuckoo::audit::AuditOptions o;
+  o.traces = 20;
+  o.fpr_queries = 50'000;
+  const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
+  for (const auto& c : r.results) {
+    EXPECT_NE(c.verdict, Verdict::kFail) << c.claim << ": " << c.summary;
+  }
+  EXPECT_NE(r.subject.find("capacity=100"), std::string::npos) << r.subject;
+  EXPECT_EQ(s.stats().starts, 1U);
+  EXPECT_EQ(s.close(), std::nullopt);
+  // Pipelined: far more requests than round trips would allow in the time taken.
+  EXPECT_GT(static_cast<double>(s.stats().requests) / r.seconds, 20'000.0)
+      << s.stats().requests << " requests in " << r.seconds << " s";
+}
+
+TEST(ExecAudit, AForgetfulSetFailsWithACounterexampleThatReplays) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("forgetful"));
+  s.start();
+  cuckoo::audit::AuditOptions o;
+  o.traces = 20;
+  o.claims = {"C7"};
+  const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
+  ASSERT_EQ(r.results.size(), 1U);
+  const auto& c7 = r.results[0];
+  ASSERT_EQ(c7.verdict, Verdict::kFail);
+  ASSERT_TRUE(c7.counterexample.has_value());
+  EXPECT_LE(c7.counterexample->shrunk_ops, 6U) << c7.counterexample->trace;
+  const Trace trace = cuckoo::model::parse_trace(c7.counterexample->trace);
+  EXPECT_EQ(trace.parameters.get_string("keys"), "mixed");
+  EXPECT_TRUE(cuckoo::audit::replay_exec(s, trace).has_value());
+  ExecSession correct(py("set"));
+  correct.start();
+  EXPECT_FALSE(cuckoo::audit::replay_exec(correct, trace).has_value());
+}
+
+TEST(ExecAudit, ACrashingSubjectIsAFindingPerClaimNotACrashOfTheAuditor) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("crash"));
+  s.start();
+  cuckoo::audit::AuditOptions o;
+  o.traces = 20;
+  o.claims = {"C1"};
+  const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
+  ASSERT_EQ(r.results.size(), 1U);
+  EXPECT_EQ(r.results[0].verdict, Verdict::kFail);
+  EXPECT_NE(r.results[0].summary.find("SIGABRT"), std::string::npos) << r.results[0].summary;
+  ASSERT_TRUE(r.results[0].counterexample.has_value());
+  EXPECT_LE(r.results[0].counterexample->shrunk_ops, 8U);
+}
+
+TEST(ExecAudit, ASubjectThatAnswersDifferentlyWhenAskedAgainIsNotDeterministic) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("flaky"));
+  s.start();
+  cuckoo::audit::AuditOptions o;
+  o.traces = 10;
+  o.claims = {"C6"};
+  const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
+  ASSERT_EQ(r.results.size(), 1U);
+  EXPECT_EQ(r.results[0].verdict, Verdict::kFail);
+  EXPECT_NE(r.results[0].summary.find("not deterministic"), std::string::npos) << r.results[0].summary;
+}
+
+TEST(ExecAudit, NoSubjectProcessOutlivesItsSession) {
+  REQUIRE_PYTHON();
+  pid_t pid = -1;
+  {
+    ExecSession s(py("set"));
+    s.start();
+    pid = s.pid();
+    cuckoo::audit::ExecSubject subject = s.instance();
+    subject.insert(1);
+    ASSERT_GT(pid, 0);
+  }  // no close: the destructor stops it
+  EXPECT_TRUE(reaped(pid));
+  EXPECT_EQ(::kill(pid, 0), -1);
+}
+
+}  // namespace
