@@ -4,6 +4,8 @@
 //   cuckoo-audit run [--claims C1,C2] [--engines filter,map] [--profile quick|standard|full]
 //                    [--seed N] [--jobs N] [--out DIR]
 //   cuckoo-audit replay TRACE
+//   cuckoo-audit exec [--claims C1,C2] [--profile P] [--seed N] [--out DIR] [--timeout S]
+//                     [--keys FAMILY] [--claims-file FILE] [--replay TRACE] -- COMMAND [ARGS...]
 //   cuckoo-audit list
 //
 // Exit status: 0 every claim held; 1 a claim failed (or the replayed trace broke one);
@@ -33,6 +35,7 @@
 #include <vector>
 
 #include "cuckoo/audit/audit.hpp"
+#include "cuckoo/audit/exec.hpp"
 #include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/audit/report.hpp"
 #include "cuckoo/audit/report_writers.hpp"
@@ -64,6 +67,10 @@ const char* const kUsage =
     "                        [--profile quick|standard|full] [--seed N] [--jobs N]\n"
     "                        [--out DIR]\n"
     "       cuckoo-audit replay TRACE\n"
+    "       cuckoo-audit exec [--claims C1,C2,...] [--profile quick|standard|full]\n"
+    "                         [--seed N] [--out DIR] [--timeout SECONDS]\n"
+    "                         [--keys mixed|u64le|decimal] [--claims-file FILE]\n"
+    "                         [--replay TRACE] -- COMMAND [ARGS...]\n"
     "       cuckoo-audit list\n"
     "       cuckoo-audit --help | --version\n";
 
@@ -77,6 +84,8 @@ const char* const kHelp =
     "           trace to --out/counterexamples/\n"
     "  replay   check one trace (a counterexample or any trace file) against the engine\n"
     "           its header names and the model\n"
+    "  exec     audit a program in any language that serves a filter or a set through\n"
+    "           the line protocol of audit/PROTOCOL.md (claims C1, C2, C5, C6, C7)\n"
     "  list     the claims, what the audit checks for each, and the engines\n"
     "\n"
     "Options of run:\n"
@@ -90,8 +99,22 @@ const char* const kHelp =
     "  --jobs N         worker threads (default: the number of hardware threads)\n"
     "  --out DIR        where the reports go (default: build/audit)\n"
     "\n"
+    "Options of exec (before the '--' that starts the subject's command line):\n"
+    "  --claims LIST    C1, C2, C5, C6, C7 (default: all that the declarations allow)\n"
+    "  --profile, --seed, --out   as for run\n"
+    "  --timeout S      seconds to wait for each response and for the handshake\n"
+    "                   (default 10; fractions allowed)\n"
+    "  --keys FAMILY    how trace keys become byte strings: mixed (the default: decimal,\n"
+    "                   words, long words, URLs, binary with zero bytes, keys differing\n"
+    "                   in one late byte or one bit, 1-4 KiB keys, the empty key),\n"
+    "                   u64le (8 bytes), decimal\n"
+    "  --claims-file F  key=value lines that override the subject's declarations\n"
+    "  --replay TRACE   replay a counterexample an exec audit wrote, instead of auditing\n"
+    "\n"
     "Exit status: 0 every claim held, 1 a claim failed (or the replayed trace broke\n"
-    "one), 2 bad usage or bad input.\n";
+    "one, or the exec subject misbehaved), 2 bad usage or bad input (for exec also: the\n"
+    "command cannot be started, its handshake is missing, malformed or of another\n"
+    "protocol version).\n";
 
 // ---- argument parsing ----
 
@@ -185,6 +208,12 @@ std::string duration_text(double seconds) {
   } else {
     std::snprintf(text, sizeof text, "%llds", s);
   }
+  return text;
+}
+
+std::string detail_seconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", seconds);
   return text;
 }
 
@@ -405,6 +434,293 @@ int replay_command(const std::vector<std::string>& args) {
   return kExitClaimFailed;
 }
 
+// ---- exec ----
+
+// Claims an exec audit runs.
+constexpr std::string_view kExecClaims[] = {"C1", "C2", "C5", "C6", "C7"};
+// --timeout above a day cannot be meant.
+constexpr double kMaxTimeoutSeconds = 86400;
+
+// A decimal number of seconds ("10", "0.5"), positive.
+double parse_seconds(std::string_view flag, const std::string& text) {
+  const std::size_t dot = text.find('.');
+  const std::string whole = text.substr(0, dot);
+  const std::string fraction = dot == std::string::npos ? "" : text.substr(dot + 1);
+  if (whole.empty() || whole.find_first_not_of("0123456789") != std::string::npos ||
+      (dot != std::string::npos &&
+       (fraction.empty() || fraction.find_first_not_of("0123456789") != std::string::npos)) ||
+      whole.size() > 6) {
+    usage_error(std::string(flag) + ": '" + text + "' is not a number of seconds (e.g. 10 or 0.5)");
+  }
+  const double seconds = std::stod(text);
+  if (!(seconds > 0) || seconds > kMaxTimeoutSeconds) {
+    usage_error(std::string(flag) + ": " + text + " is outside (0, " +
+                std::to_string(static_cast<long>(kMaxTimeoutSeconds)) + "]");
+  }
+  return seconds;
+}
+
+// An argument as a POSIX shell reads it back.
+std::string shell_word(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                            "0123456789_./=:,+-@%") == std::string::npos) {
+    return arg;
+  }
+  std::string out = "'";
+  for (const char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string shell_line(const std::vector<std::string>& words) {
+  std::string line;
+  for (const std::string& w : words) line += (line.empty() ? "" : " ") + shell_word(w);
+  return line;
+}
+
+// "# key 5 = x35" lines for the keys a trace names, so a reader sees the bytes sent.
+std::string key_legend(const model::Trace& trace, audit::ExecKeys keys) {
+  std::vector<std::uint64_t> seen;
+  for (const model::TraceEntry& e : trace.entries) {
+    if (!model::takes_key(e.op.kind)) continue;
+    if (std::find(seen.begin(), seen.end(), e.op.key) == seen.end()) seen.push_back(e.op.key);
+  }
+  std::sort(seen.begin(), seen.end());
+  std::string legend;
+  if (seen.empty()) return legend;
+  legend = std::string("# keys as the subject saw them (--keys ") + audit::to_string(keys) + "):\n";
+  constexpr std::size_t kMaxListed = 64;
+  for (std::size_t i = 0; i < seen.size() && i < kMaxListed; ++i) {
+    legend += "#   " + std::to_string(seen[i]) + " = " + audit::describe_key(keys, seen[i]) + "\n";
+  }
+  if (seen.size() > kMaxListed) {
+    legend += "#   ... and " + std::to_string(seen.size() - kMaxListed) + " more\n";
+  }
+  return legend;
+}
+
+struct ExecArgs {
+  audit::ExecOptions session;
+  audit::AuditOptions audit;
+  std::filesystem::path out_dir = kDefaultOutDir;
+  std::optional<std::string> replay;
+  bool keys_given = false;
+  bool timeout_given = false;
+  bool seed_given = false;
+  std::optional<std::string> claims_file;
+  std::vector<std::string> flags;  // the options as given, for the report's command
+};
+
+const char* const kExecUsage =
+    "usage: cuckoo-audit exec [--claims C1,C2,...] [--profile quick|standard|full]\n"
+    "                         [--seed N] [--out DIR] [--timeout SECONDS]\n"
+    "                         [--keys mixed|u64le|decimal] [--claims-file FILE]\n"
+    "                         [--replay TRACE] -- COMMAND [ARGS...]\n";
+
+// The replay command for a counterexample file.
+std::string exec_replay_command(const ExecArgs& a, const std::string& trace_path) {
+  std::vector<std::string> words = {"cuckoo-audit", "exec"};
+  if (a.keys_given) words.insert(words.end(), {"--keys", audit::to_string(a.session.keys)});
+  if (a.timeout_given) {
+    std::ostringstream t;
+    t << a.session.timeout_seconds;
+    words.insert(words.end(), {"--timeout", t.str()});
+  }
+  if (a.claims_file) words.insert(words.end(), {"--claims-file", *a.claims_file});
+  words.insert(words.end(), {"--replay", trace_path, "--"});
+  words.insert(words.end(), a.session.command.begin(), a.session.command.end());
+  return shell_line(words);
+}
+
+int exec_replay(const ExecArgs& a, audit::ExecSession& session) {
+  const std::string& file = *a.replay;
+  const std::string text = read_trace_file(file);
+  model::Trace trace;
+  try {
+    trace = model::parse_trace(text);
+  } catch (const model::TraceError& e) {
+    usage_error(file + ": " + e.what());
+  }
+  const std::string kind = trace.parameters.get_string_or("kind", "");
+  const std::string declared =
+      session.declarations().kind == audit::ImplementationKind::kExactSet ? "exact_set" : "filter";
+  if (!kind.empty() && kind != declared) {
+    usage_error(file + ": the trace is for kind " + kind + ", the subject declares " +
+                (declared == "exact_set" ? "a set" : "a filter"));
+  }
+  std::optional<model::Violation> violation;
+  try {
+    violation = audit::replay_exec(session, trace);
+  } catch (const std::invalid_argument& e) {
+    usage_error(file + ": " + e.what());
+  }
+  const std::optional<std::string> note = session.close();
+  if (note) std::cerr << "cuckoo-audit: note: " << *note << "\n";
+  if (!violation) {
+    std::cout << "OK: " << trace.size() << " ops, every claim held\n";
+    return kExitHeld;
+  }
+  const std::string_view summary = model::claim_summary(violation->claim);
+  std::cout << "VIOLATION of " << violation->claim;
+  if (!summary.empty()) std::cout << " (" << summary << ")";
+  std::cout << " at op " << violation->op_index << " of " << file << "\n"
+            << model::format_violation(*violation, trace)
+            << key_legend(model::parse_trace(model::format_violation(*violation, trace)),
+                          session.options().keys)
+            << std::flush;
+  return kExitClaimFailed;
+}
+
+[[noreturn]] void missing_dashes() {
+  usage_error("exec: missing '--' before the subject's command line (cuckoo-audit exec "
+              "[options] -- COMMAND [ARGS...])");
+}
+
+int exec_command(const std::vector<std::string>& args) {
+  const auto dashes = std::find(args.begin(), args.end(), std::string("--"));
+  ExecArgs a;
+  a.flags.assign(args.begin(), dashes);
+  FlagReader flags(a.flags);
+  std::optional<std::string> keys_text;
+  while (!flags.done()) {
+    const std::string flag = flags.next();
+    if (is_help(flag)) {
+      flags.no_value(flag);
+      std::cout << kExecUsage << "\n"
+                << "Starts COMMAND, reads its handshake and audits the filter or set it serves\n"
+                   "through the line protocol of audit/PROTOCOL.md; see `cuckoo-audit --help`\n"
+                   "for the options.\n";
+      return kExitHeld;
+    }
+    if (flag == "--claims") {
+      a.audit.claims = parse_list(flag, flags.value(flag));
+      for (const std::string& claim : a.audit.claims) {
+        if (std::find(std::begin(kExecClaims), std::end(kExecClaims), claim) == std::end(kExecClaims)) {
+          usage_error("exec: unknown claim '" + claim +
+                      "' (an exec audit checks C1, C2, C5, C6 and C7)");
+        }
+      }
+    } else if (flag == "--profile") {
+      a.audit.profile = audit::profile_from_string(flags.value(flag));
+    } else if (flag == "--seed") {
+      a.audit.seed = parse_u64(flag, flags.value(flag));
+      a.seed_given = true;
+    } else if (flag == "--out") {
+      a.out_dir = flags.value(flag);
+      if (a.out_dir.empty()) usage_error("--out: empty directory name");
+    } else if (flag == "--timeout") {
+      a.session.timeout_seconds = parse_seconds(flag, flags.value(flag));
+      a.timeout_given = true;
+    } else if (flag == "--keys") {
+      keys_text = flags.value(flag);
+      a.session.keys = audit::exec_keys_from_string(*keys_text);
+      a.keys_given = true;
+    } else if (flag == "--claims-file") {
+      a.claims_file = flags.value(flag);
+      std::ifstream in(*a.claims_file, std::ios::binary);
+      if (!in || std::filesystem::is_directory(*a.claims_file)) {
+        usage_error("--claims-file: cannot read '" + *a.claims_file + "'");
+      }
+      std::ostringstream text;
+      text << in.rdbuf();
+      a.session.claims_file_text = text.str();
+      a.session.claims_file_name = *a.claims_file;
+    } else if (flag == "--replay") {
+      a.replay = flags.value(flag);
+    } else if (flag.rfind("-", 0) == 0) {
+      usage_error("exec: unknown option '" + flag + "'");
+    } else {
+      if (dashes == args.end()) missing_dashes();
+      usage_error("exec: unexpected argument '" + flag +
+                  "' (the subject's command line goes after '--')");
+    }
+  }
+  if (dashes == args.end()) missing_dashes();
+  a.session.command.assign(dashes + 1, args.end());
+  if (a.session.command.empty()) usage_error("exec: no command after '--'");
+  if (a.replay && !a.keys_given) {
+    // The trace says how its keys were encoded.
+    try {
+      const model::Trace header = model::parse_trace(read_trace_file(*a.replay));
+      if (header.parameters.has("keys")) {
+        a.session.keys = audit::exec_keys_from_string(header.parameters.get_string("keys"));
+      }
+    } catch (const model::TraceError& e) {
+      usage_error(*a.replay + ": " + e.what());
+    }
+  }
+
+  audit::ExecSession session(a.session);
+  try {
+    session.start();
+  } catch (const audit::SubjectError& e) {
+    usage_error("exec: the " + std::string(e.what()) + " (command: " +
+                shell_line(a.session.command) + ")");
+  }
+  if (a.replay) return exec_replay(a, session);
+
+  a.audit.out_dir = a.out_dir;
+  std::cerr << "cuckoo-audit " << CUCKOO_VERSION << " exec: " << session.declarations().name
+            << " (" << session.declarations().text() << "), profile "
+            << audit::to_string(a.audit.profile) << ", seed " << a.audit.seed << ", keys "
+            << audit::to_string(a.session.keys) << "\n"
+            << std::flush;
+  audit::Report report = audit::audit_exec(session, a.audit);
+  const std::optional<std::string> note = session.close();
+
+  std::vector<std::string> words = {"cuckoo-audit", "exec"};
+  words.insert(words.end(), a.flags.begin(), a.flags.end());
+  if (!a.seed_given) words.insert(words.end(), {"--seed", std::to_string(a.audit.seed)});
+  words.push_back("--");
+  words.insert(words.end(), a.session.command.begin(), a.session.command.end());
+  report.command = shell_line(words);
+  // Counterexamples: the bytes of their keys, and the command that replays them.
+  for (audit::ClaimResult& r : report.results) {
+    if (!r.counterexample) continue;
+    audit::Counterexample& cx = *r.counterexample;
+    const std::string legend = key_legend(model::parse_trace(cx.trace), a.session.keys);
+    cx.trace += legend;
+    cx.explanation += legend;
+    if (!cx.trace_file.empty()) {
+      const std::filesystem::path path = a.out_dir / cx.trace_file;
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << cx.trace;
+      out.close();
+      if (!out) throw std::runtime_error("cannot write counterexample " + path.string());
+      cx.replay_command = exec_replay_command(a, path.generic_string());
+    }
+  }
+
+  audit::write_summary(report, std::cout);
+  const std::vector<std::filesystem::path> files = audit::write_reports(report, a.out_dir);
+  std::cout << "reports:";
+  for (const std::filesystem::path& file : files) std::cout << " " << file.generic_string();
+  std::cout << "\n";
+  const audit::ExecStats& stats = session.stats();
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%.0f", report.seconds > 0 ? static_cast<double>(stats.requests) / report.seconds : 0.0);
+  std::cout << "subject: " << stats.requests << " requests in " << detail_seconds(report.seconds)
+            << " (" << rate << " requests/s), " << stats.starts << " process start"
+            << (stats.starts == 1 ? "" : "s") << ", " << stats.resyncs << " re-run"
+            << (stats.resyncs == 1 ? "" : "s") << "\n";
+  if (!report.all_passed()) {
+    for (const audit::ClaimResult& r : report.results) {
+      if (r.counterexample && !r.counterexample->replay_command.empty()) {
+        std::cout << "replay a counterexample with: " << r.counterexample->replay_command << "\n";
+        break;
+      }
+    }
+  }
+  std::cout << std::flush;
+  if (note) std::cerr << "cuckoo-audit: note: " << *note << "\n";
+  return report.all_passed() ? kExitHeld : kExitClaimFailed;
+}
+
 // Words of `text` wrapped at `width` columns, each line indented by `indent`.
 std::string wrap(const std::string& text, std::size_t indent, std::size_t width) {
   std::istringstream words(text);
@@ -452,13 +768,15 @@ int list_command(const std::vector<std::string>& args) {
     engines += (engines.empty() ? "" : ", ") + std::string(engine);
   }
   std::cout << "engines:  " << engines << "\n"
+            << "exec:     any program that serves a filter or a set through audit/PROTOCOL.md "
+               "(cuckoo-audit exec -- COMMAND): C1, C2, C5, C6, C7\n"
             << "profiles: quick (under 3 minutes on 2 cores), standard (under 20 minutes), "
                "full (nightly)\n";
   return kExitHeld;
 }
 
 int dispatch(const std::vector<std::string>& args) {
-  if (args.empty()) usage_error("missing a command (run, replay or list)");
+  if (args.empty()) usage_error("missing a command (run, replay, exec or list)");
   const std::string& command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (is_help(command) || command == "help") {
@@ -472,8 +790,9 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "run") return run_command(rest);
   if (command == "replay") return replay_command(rest);
   if (command == "list") return list_command(rest);
+  if (command == "exec") return exec_command(rest);
   if (command.rfind("-", 0) == 0) usage_error("unknown option '" + command + "'");
-  usage_error("unknown command '" + command + "' (expected run, replay or list)");
+  usage_error("unknown command '" + command + "' (expected run, replay, exec or list)");
 }
 
 }  // namespace

@@ -94,3 +94,75 @@ add_test(NAME audit_cli.run_report_in_browser
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/check_html_in_browser.sh ${run_dir}/report.html 3)
 set_tests_properties(audit_cli.run_report_in_browser PROPERTIES
   FIXTURES_REQUIRED cuckoo_cli_run_report SKIP_RETURN_CODE 77 TIMEOUT 180 LABELS "audit;browser")
+
+# ---- exec: auditing a program through audit/PROTOCOL.md ----
+# The subjects: audit/tests/exec_subjects/subject.py (modes) and c_subject.c.
+cuckoo_cli_test(exec_help 0 "exec|--help" OUTPUT "usage: cuckoo-audit exec.*-- COMMAND")
+cuckoo_cli_test(exec_in_help 0 "--help" OUTPUT "cuckoo-audit exec.*--keys FAMILY.*--replay TRACE")
+cuckoo_cli_test(exec_in_list 0 "list" OUTPUT "exec: .*PROTOCOL.md")
+cuckoo_cli_test(exec_missing_dashes 2 "exec|--claims|C1|python3|subject.py"
+  OUTPUT "missing '--' before the subject's command line")
+cuckoo_cli_test(exec_no_command 2 "exec|--timeout|1|--" OUTPUT "no command after '--'")
+cuckoo_cli_test(exec_unknown_flag 2 "exec|--bogus|--|true" OUTPUT "unknown option '--bogus'")
+cuckoo_cli_test(exec_unknown_claim 2 "exec|--claims|C1,C3|--|true"
+  OUTPUT "unknown claim 'C3' \\(an exec audit checks C1, C2, C5, C6 and C7\\)")
+cuckoo_cli_test(exec_unknown_keys 2 "exec|--keys|hex|--|true" OUTPUT "unknown key encoding 'hex'")
+cuckoo_cli_test(exec_bad_timeout 2 "exec|--timeout|soon|--|true" OUTPUT "--timeout: 'soon'")
+cuckoo_cli_test(exec_zero_timeout 2 "exec|--timeout|0|--|true" OUTPUT "--timeout: 0 is outside")
+cuckoo_cli_test(exec_command_not_found 2 "exec|--|cuckoo-no-such-command-xyz"
+  OUTPUT "cannot be started: 'cuckoo-no-such-command-xyz': command not found")
+cuckoo_cli_test(exec_not_executable 2 "exec|--|${CUCKOO_CLI_DIR}"
+  OUTPUT "cannot be started: .*permission denied")
+cuckoo_cli_test(exec_missing_claims_file 2 "exec|--claims-file|${CUCKOO_CLI_DIR}/absent.claims|--|true"
+  OUTPUT "--claims-file: cannot read")
+cuckoo_cli_test(exec_no_handshake_from_true 2 "exec|--|true"
+  OUTPUT "exited with status 0 before its handshake line")
+
+if(CUCKOO_PYTHON3)
+  set(py "${CUCKOO_PYTHON3}|${CUCKOO_EXEC_PY_SUBJECT}")
+  file(WRITE ${CUCKOO_CLI_DIR}/bad.claims "# claims\ncapacity=64\nsize=sometimes\n")
+  file(WRITE ${CUCKOO_CLI_DIR}/small.claims "capacity = 32  # audit as if it held 32\n")
+  # Bad usage: the handshake.
+  cuckoo_cli_test(exec_subject_dies_before_handshake 2 "exec|--|${py}|no-handshake"
+    OUTPUT "exited with status 1 before its handshake line.*cannot load the filter library")
+  cuckoo_cli_test(exec_silent_subject 2 "exec|--timeout|0.3|--|${py}|silent"
+    OUTPUT "sent no handshake line within 0.3 s")
+  cuckoo_cli_test(exec_not_a_handshake 2 "exec|--|${py}|bad-handshake"
+    OUTPUT "bad handshake: expected 'cuckoo-audit-subject 1 kind=...'.*'hello, auditor'")
+  cuckoo_cli_test(exec_unsupported_version 2 "exec|--|${py}|version-2"
+    OUTPUT "speaks protocol version 2; this auditor speaks version 1")
+  cuckoo_cli_test(exec_unknown_declaration 2 "exec|--|${py}|unknown-key"
+    OUTPUT "unknown declaration 'capcity'")
+  cuckoo_cli_test(exec_missing_kind 2 "exec|--|${py}|no-kind" OUTPUT "kind= \\(filter or set\\) is required")
+  cuckoo_cli_test(exec_bad_claims_file 2 "exec|--claims-file|${CUCKOO_CLI_DIR}/bad.claims|--|${py}|set"
+    OUTPUT "bad.claims:3: 'size=sometimes'")
+  # A correct subject: exit 0, the reports, the declarations in the report.
+  set(exec_dir ${CUCKOO_CLI_DIR}/exec-set)
+  cuckoo_cli_test(exec_correct_set_passes 0
+    "exec|--claims|C1,C7|--claims-file|${CUCKOO_CLI_DIR}/small.claims|--out|${exec_dir}|--|${py}|set"
+    OUTPUT "C1 +py.set +PASS.*C7 +py.set +PASS.*2 passed, 0 failed, 0 skipped.*subject: [0-9]+ requests"
+    FILES "${exec_dir}/report.md|${exec_dir}/report.json|${exec_dir}/junit.xml|${exec_dir}/report.html"
+    CLEAN "${exec_dir}")
+  # Misbehaviour mid-trace: findings (exit 1), not crashes or hangs of the auditor.
+  cuckoo_cli_test(exec_crash_is_a_finding 1 "exec|--claims|C1|--out|${CUCKOO_CLI_DIR}/exec-crash|--|${py}|crash"
+    OUTPUT "C1 +py.crash +FAIL.*killed by signal 6 \\(SIGABRT\\).*table corrupted" CLEAN "${CUCKOO_CLI_DIR}/exec-crash")
+  cuckoo_cli_test(exec_hang_is_a_finding 1
+    "exec|--claims|C7|--timeout|0.3|--out|${CUCKOO_CLI_DIR}/exec-hang|--|${py}|hang"
+    OUTPUT "C7 +py.hang +FAIL.*did not answer .* within 0.3 s" CLEAN "${CUCKOO_CLI_DIR}/exec-hang")
+  cuckoo_cli_test(exec_garbage_is_a_finding 1 "exec|--claims|C1|--out|${CUCKOO_CLI_DIR}/exec-garbage|--|${py}|garbage"
+    OUTPUT "C1 +py.garbage +FAIL.*with 'banana'" CLEAN "${CUCKOO_CLI_DIR}/exec-garbage")
+  # A broken set: exit 1 with counterexamples that --replay reproduces, and that the
+  # correct set passes.
+  add_test(NAME audit_cli.exec_broken_set_fails_and_replays
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:cuckoo-audit> -DPYTHON=${CUCKOO_PYTHON3}
+            -DSUBJECT=${CUCKOO_EXEC_PY_SUBJECT} -DOUT=${CUCKOO_CLI_DIR}/exec-forgetful
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/exec_replay_check.cmake)
+  set_tests_properties(audit_cli.exec_broken_set_fails_and_replays PROPERTIES LABELS "audit" TIMEOUT 300)
+endif()
+
+if(TARGET cuckoo_exec_c_subject)
+  set(exec_dir ${CUCKOO_CLI_DIR}/exec-c)
+  cuckoo_cli_test(exec_c_filter_passes 0
+    "exec|--claims|C1,C2,C5|--keys|u64le|--out|${exec_dir}|--|$<TARGET_FILE:cuckoo_exec_c_subject>|filter|100"
+    OUTPUT "C1 +c.filter +PASS.*C2 +c.filter +PASS.*C5 +c.filter +PASS.*3 passed, 0 failed" CLEAN "${exec_dir}")
+endif()
