@@ -85,11 +85,13 @@
 //   C6  filters and sets with a known capacity: inserts past capacity; a refused insert
 //       loses nothing and changes the size by nothing. The checker looks up every stored
 //       key after each refused insert, so a trace costs about capacity^2 lookups: above
-//       kSmallCapacity (256) a trace fills the structure with distinct keys (capacity +
-//       1/16) and then runs a short mixed tail, and the number of C6 traces is cut to a
-//       budget of about kC6LookupBudget lookups per profile step (at least one trace).
+//       kSmallCapacity (256) a trace inserts distinct keys up to 2.25 capacity (a real
+//       table is often larger than the capacity it was built for: rounded up to a power
+//       of two) and then runs a short mixed tail, and the number of C6 traces is cut to
+//       a budget of kC6LookupBudget lookups per profile step (at least one trace; C6 is
+//       skipped when one trace alone costs more than kC6MaxOverBudget budgets).
 //   C7  exact sets: every answer equals the set model's (no false positives either).
-// Keys are small integers (0 .. a few hundred, up to about 1.07 capacity in C6; C2's
+// Keys are small integers (0 .. a few hundred, up to about 2.3 capacity in C6; C2's
 // queries start at 2^62).
 //
 // AuditOptions::claims restricts the run to those claims (the others are left out of the
@@ -205,7 +207,7 @@ inline constexpr std::uint64_t kFprQueryChunk = 65'536;
 // C6: up to this capacity the traces are random mixes over 1..2 capacity keys; above it,
 // fill-then-tail traces, as many as kC6LookupBudget (times the profile scale) allows.
 inline constexpr std::uint64_t kSmallCapacity = 256;
-inline constexpr std::uint64_t kC6LookupBudget = 4'000'000;
+inline constexpr std::uint64_t kC6LookupBudget = 6'000'000;
 // C6 above kSmallCapacity is skipped when one trace alone would cost more than this many
 // times the budget.
 inline constexpr std::uint64_t kC6MaxOverBudget = 8;
@@ -216,11 +218,14 @@ inline constexpr const char* kAdapterClaims[] = {"C1", "C2", "C5", "C6", "C7"};
 template <class Impl>
 constexpr bool kHasPrepare = requires(Impl& i, const model::Trace& t) { i.prepare(t); };
 
-// C6's estimated lookups per fill-then-tail trace at `capacity`: the refused inserts
-// (the last 1/16 of the fill, what a filter leaves unused, the tail's inserts) times the
-// stored keys each looks up.
+// C6's fill-then-tail traces: the distinct keys inserted at most, and the lookups a trace
+// costs at most for a structure that refuses at `capacity`: every insert past it (the
+// rest of the fill, the tail's) looks up the `capacity` stored keys.
+inline std::uint64_t c6_fill_keys(std::uint64_t capacity) {
+  return 2 * capacity + capacity / 4 + capacity / 16 + 1;
+}
 inline std::uint64_t c6_trace_cost(std::uint64_t capacity) {
-  return capacity * (capacity / 8 + 200) + capacity;
+  return capacity * (c6_fill_keys(capacity) - capacity + 210) + c6_fill_keys(capacity) + 300;
 }
 
 inline std::uint64_t profile_scale(Profile p) {
@@ -654,16 +659,16 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
             " lookups per trace (every stored key after each refused insert), above this "
             "profile's budget: audit an instance with a smaller capacity, or a larger profile."));
   } else {
-    // Fill with distinct keys in random order to capacity + 1/16, then a short random
-    // tail over the same keys: the refused inserts come at the end of the fill and in the
-    // tail, a few hundred of them rather than one per op of a long mix.
+    // Insert distinct keys in random order to 2.25 capacity (and up to 1/16 more), then a
+    // short random tail over the same keys: the refused inserts come at the end of the
+    // fill and in the tail.
     const std::uint64_t budget = kC6LookupBudget * scale;
     const std::size_t c6_traces = static_cast<std::size_t>(std::max<std::uint64_t>(
         1, std::min<std::uint64_t>(traces, budget / c6_trace_cost(traits.capacity))));
     run_plan("C6", "fills past capacity, then a mixed tail; every stored key after each refusal",
              c6_traces, [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
-               const std::uint64_t keys = traits.capacity + traits.capacity / 16 + 1 +
+               const std::uint64_t keys = 2 * traits.capacity + traits.capacity / 4 + 1 +
                                           rng.below(traits.capacity / 16 + 1);
                std::vector<std::uint64_t> order(static_cast<std::size_t>(keys));
                for (std::uint64_t k = 0; k < keys; ++k) order[static_cast<std::size_t>(k)] = k;
