@@ -33,5 +33,11 @@ bool parse_response(Slot& slot, std::string_view line, std::string& error_text);
 Req req_of(model::OpKind kind);
 // Appends the protocol form of `bytes` ("x" and two hex digits a byte) to `out`.
 void append_protocol_key(std::string& out, std::string_view bytes);
+// Whether the request spells its key's hex digits in upper case: with the mixed
+// encoding, lookups and erases of one key in four (by a hash of the key), so that a
+// subject that keys on the hex text rather than the bytes is caught. Inserts are always
+// lower case; the choice depends on the key and the request only, so a shrunk or
+// replayed trace spells each request as before.
+bool upper_case_hex(ExecKeys keys, Req req, std::uint64_t key);
 
 }  // namespace cuckoo::audit::exec_detail

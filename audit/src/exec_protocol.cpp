@@ -188,6 +188,14 @@ Req req_of(model::OpKind kind) {
   return Req::kClose;  // not an op the protocol has
 }
 
+bool upper_case_hex(ExecKeys keys, Req req, std::uint64_t key) {
+  if (keys != ExecKeys::kMixed || (req != Req::kContains && req != Req::kErase)) return false;
+  std::uint64_t z = key ^ 0x2545f4914f6cdd1dULL;
+  z = (z ^ (z >> 33)) * 0xff51afd7ed558ccdULL;
+  z ^= z >> 33;
+  return (z & 3) == 0;
+}
+
 }  // namespace exec_detail
 
 using exec_detail::parse_u64_text;
@@ -546,9 +554,13 @@ std::string protocol_key(std::string_view bytes) {
 
 std::string describe_key(ExecKeys keys, std::uint64_t key) {
   const std::string bytes = encode_key(keys, key);
-  if (bytes.size() <= 40) return protocol_key(bytes);
-  return protocol_key(std::string_view(bytes).substr(0, 40)) + "... (" +
-         std::to_string(bytes.size()) + " bytes)";
+  std::string text = bytes.size() <= 40 ? protocol_key(bytes)
+                                        : protocol_key(std::string_view(bytes).substr(0, 40)) +
+                                              "... (" + std::to_string(bytes.size()) + " bytes)";
+  if (exec_detail::upper_case_hex(keys, exec_detail::Req::kContains, key)) {
+    text += " (contains and erase spell it in upper case)";
+  }
+  return text;
 }
 
 }  // namespace cuckoo::audit

@@ -373,7 +373,10 @@ void ExecSession::spawn() {
   death_.reset();
   auto p = std::make_unique<SubjectProcess>(options_.command);
   ++stats_.starts;
-  std::string line = read_first_line(*p, options_.timeout_seconds);
+  const double handshake_timeout = options_.handshake_timeout_seconds > 0
+                                       ? options_.handshake_timeout_seconds
+                                       : std::max(options_.timeout_seconds, kMinHandshakeSeconds);
+  std::string line = read_first_line(*p, handshake_timeout);
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (handshake_.empty()) {
     ExecDeclarations d = parse_handshake(line);
@@ -426,19 +429,25 @@ void ExecSession::append_request(std::string& out, const Slot& slot) {
   out += req_word(slot.req);
   if (!takes_key(slot.req)) return;
   out += ' ';
+  const std::size_t start = out.size();
   // Long keys are encoded once (C6 asks the same keys many times); short ones each time.
   const auto it = hex_cache_.find(slot.key);
   if (it != hex_cache_.end()) {
     out += it->second;
-    return;
+  } else {
+    const std::string bytes = encode_key(options_.keys, slot.key);
+    if (bytes.size() <= 64) {
+      append_protocol_key(out, bytes);
+    } else {
+      if (hex_cache_.size() >= (1u << 12)) hex_cache_.clear();
+      out += hex_cache_.emplace(slot.key, protocol_key(bytes)).first->second;
+    }
   }
-  const std::string bytes = encode_key(options_.keys, slot.key);
-  if (bytes.size() <= 64) {
-    append_protocol_key(out, bytes);
-    return;
+  if (exec_detail::upper_case_hex(options_.keys, slot.req, slot.key)) {
+    for (std::size_t i = start + 1; i < out.size(); ++i) {
+      if (out[i] >= 'a' && out[i] <= 'f') out[i] = static_cast<char>(out[i] - 'a' + 'A');
+    }
   }
-  if (hex_cache_.size() >= (1u << 12)) hex_cache_.clear();
-  out += hex_cache_.emplace(slot.key, protocol_key(bytes)).first->second;
 }
 
 std::string ExecSession::request_line(const Slot& slot) {

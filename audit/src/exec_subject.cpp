@@ -323,7 +323,7 @@ AuditOptions exec_audit_options(const ExecSession& session, const AuditOptions& 
   AuditOptions o = options;
   if (o.max_shrink_seconds == 0) {
     // A hanging subject costs a timeout per shrinking attempt: bound the shrink.
-    o.max_shrink_seconds = std::clamp(10 * session.options().timeout_seconds, 2.0, 60.0);
+    o.max_shrink_seconds = std::clamp(10 * session.options().timeout_seconds, 2.0, 30.0);
   }
   return o;
 }

@@ -62,6 +62,8 @@ inline constexpr int kExecProtocolVersion = 1;
 inline constexpr std::string_view kExecHandshakeWord = "cuckoo-audit-subject";
 // Bytes of the subject's stderr kept for messages.
 inline constexpr std::size_t kStderrTailBytes = 4096;
+// The least time a subject gets to print its handshake, whatever --timeout says.
+inline constexpr double kMinHandshakeSeconds = 10;
 // Longest line the subject may write (PROTOCOL.md), without its "\n".
 inline constexpr std::size_t kMaxProtocolLine = 65536;
 
@@ -149,7 +151,9 @@ void apply_claims_file(ExecDeclarations& declarations, std::string_view text,
 //            decimal strings, short lowercase words, long words (65..124 bytes), URL-like
 //            strings, binary with zero bytes, 56-byte keys that differ only in their last
 //            bytes, 33-byte keys whose neighbours differ in one bit (Gray code), and rarely
-//            very long keys (1..4 KiB); key 0 is the empty key
+//            very long keys (1..4 KiB); key 0 is the empty key. Lookups and erases of
+//            one key in four spell its hex digits in upper case (inserts never do), so
+//            a subject must decode the hex rather than key on its text
 //   u64le    the 8 bytes of the key, little-endian
 //   decimal  the key in decimal
 enum class ExecKeys { kMixed, kU64le, kDecimal };
@@ -160,14 +164,18 @@ ExecKeys exec_keys_from_string(std::string_view name);  // throws UsageError
 std::string encode_key(ExecKeys keys, std::uint64_t key);
 // The protocol form of a byte string: "x" and two lowercase hex digits a byte.
 std::string protocol_key(std::string_view bytes);
-// For legends in reports: the protocol form, shortened past 40 bytes ("x6162... (1500 bytes)").
+// For legends in reports: the protocol form, shortened past 40 bytes ("x6162... (1500
+// bytes)"), noting when lookups and erases spell it in upper case.
 std::string describe_key(ExecKeys keys, std::uint64_t key);
 
 // ---- the session ---------------------------------------------------------------------------
 
 struct ExecOptions {
   std::vector<std::string> command;  // COMMAND ARGS...; COMMAND is looked up in PATH
-  double timeout_seconds = 10;       // per response (and for the handshake)
+  double timeout_seconds = 10;       // per response
+  // For the handshake (program start-up: an interpreter's imports, a JIT); 0: the larger
+  // of timeout_seconds and kMinHandshakeSeconds.
+  double handshake_timeout_seconds = 0;
   ExecKeys keys = ExecKeys::kMixed;
   // A claims file's text and name (for messages); applied after the handshake when set.
   std::optional<std::string> claims_file_text;
