@@ -484,8 +484,23 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
     return std::optional<ExchangeFailure>(ExchangeFailure{index, std::move(error)});
   };
 
-  if (process_) {
-    // Output nobody asked for, or an exit since the last exchange.
+  if (!process_) {
+    if (slots[begin].req != Req::kNew) {
+      SubjectError error = death_ ? *death_
+                                  : SubjectError(SubjectFailure::kExited,
+                                                 "is not running (it failed earlier)");
+      return ExchangeFailure{begin, error};
+    }
+    try {
+      spawn();
+    } catch (const SubjectError& e) {
+      process_.reset();
+      return ExchangeFailure{begin, e};
+    }
+  }
+  {
+    // Output nobody asked for (after the handshake, or after the last exchange's
+    // responses), or an exit since.
     process_->read_stderr();
     process_->read_stdout();
     if (process_->out_pos < process_->out_buf.size()) {
@@ -500,20 +515,6 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
       const std::string how = exited ? p.status_text() : "closed its stdout";
       return fail(begin, exited && p.signaled() ? SubjectFailure::kSignaled : SubjectFailure::kExited,
                   how + " between requests, before '" + describe_request(slots[begin]) + "'");
-    }
-  }
-  if (!process_) {
-    if (slots[begin].req != Req::kNew) {
-      SubjectError error = death_ ? *death_
-                                  : SubjectError(SubjectFailure::kExited,
-                                                 "is not running (it failed earlier)");
-      return ExchangeFailure{begin, error};
-    }
-    try {
-      spawn();
-    } catch (const SubjectError& e) {
-      process_.reset();
-      return ExchangeFailure{begin, e};
     }
   }
   SubjectProcess& p = *process_;

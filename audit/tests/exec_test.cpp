@@ -470,6 +470,34 @@ TEST(ExecMisbehaviour, ResponsesOutOfOrderAreInvalidWhenPipelinedAndATimeoutOthe
   EXPECT_EQ(late.failure(), SubjectFailure::kTimeout) << late.what();
 }
 
+TEST(ExecMisbehaviour, OutputBeforeAnyRequestIsUnsolicited) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("chatty"));
+  s.start();
+  cuckoo::audit::ExecSubject subject = s.instance();
+  const SubjectError e = thrown_by([&] { subject.insert(1); });
+  EXPECT_EQ(e.failure(), SubjectFailure::kUnsolicited);
+  EXPECT_NE(e.message().find("wrote 'ready!' with no request outstanding"), std::string::npos) << e.what();
+}
+
+TEST(ExecMisbehaviour, AnExitBetweenRequestsIsFoundAtTheNextOne) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("quit"));
+  s.start();
+  {
+    cuckoo::audit::ExecSubject first = s.instance();
+    first.insert(1);
+    EXPECT_EQ(first.size(), 1U);
+  }
+  cuckoo::audit::ExecSubject second = s.instance();
+  second.insert(1);
+  EXPECT_EQ(second.size(), 1U);  // answered, then it exits
+  const SubjectError e = thrown_by([&] { second.contains(1); });
+  EXPECT_EQ(e.failure(), SubjectFailure::kExited);
+  // Seen before the request is sent or while it waits for the answer, as the exit races it.
+  EXPECT_NE(e.message().find("exited with status 0"), std::string::npos) << e.what();
+}
+
 // ---- audits ----
 
 TEST(ExecAudit, ACorrectCSubjectPassesAndFastEnough) {

@@ -39,6 +39,8 @@ MODES = {
     "extra": SET_HANDSHAKE.replace("py.set", "py.extra"),           # a second line after `new`
     "error": SET_HANDSHAKE.replace("py.set", "py.error"),           # `error ...` to erase
     "flaky": SET_HANDSHAKE.replace("py.set", "py.flaky"),           # answers differ between runs
+    "chatty": SET_HANDSHAKE.replace("py.set", "py.chatty"),         # a line after the handshake
+    "quit": SET_HANDSHAKE.replace("py.set", "py.quit"),             # exit(0) in its 2nd instance
     # handshake problems (bad usage, exit 2)
     "no-handshake": None,
     "silent": None,
@@ -185,6 +187,8 @@ def main():
     if MODE == "silent":
         time.sleep(3600)
     say(handshake)
+    if MODE == "chatty":
+        say("ready!")
     flush()
     structure = None
     pending = b""
@@ -208,7 +212,7 @@ def main():
                 swapped = None
             if MODE == "extra" and line == "new":
                 say("ok")
-            if response == "bye":
+            if response == "bye" or (MODE == "quit" and RUNS[0] == 2 and line == "size"):
                 flush()
                 return 0
         flush()
