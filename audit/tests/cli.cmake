@@ -95,6 +95,15 @@ add_test(NAME audit_cli.run_report_in_browser
 set_tests_properties(audit_cli.run_report_in_browser PROPERTIES
   FIXTURES_REQUIRED cuckoo_cli_run_report SKIP_RETURN_CODE 77 TIMEOUT 180 LABELS "audit;browser")
 
+# C10 for the three concurrent filter designs (coarse under three HTM backends, striped
+# with automatic and one stripe, lock-free): the audit's linearizability rows in the
+# default lane, quick profile (about 27 s of two cores in the ASan build).
+set(c10_dir ${CUCKOO_CLI_DIR}/c10)
+cuckoo_cli_test(run_c10_concurrent_filters 0
+  "run|--claims|C10|--engines|concurrent-filter|--jobs|2|--seed|7|--out|${c10_dir}"
+  OUTPUT "C10 +concurrent-filter +PASS +6 configurations passed"
+  CLEAN "${c10_dir}")
+
 # ---- exec: auditing a program through audit/PROTOCOL.md ----
 # The subjects: audit/tests/exec_subjects/subject.py (modes) and c_subject.c.
 cuckoo_cli_test(exec_help 0 "exec|--help" OUTPUT "usage: cuckoo-audit exec.*-- COMMAND")
