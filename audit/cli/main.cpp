@@ -479,7 +479,10 @@ std::string shell_word(const std::string& arg) {
 
 std::string shell_line(const std::vector<std::string>& words) {
   std::string line;
-  for (const std::string& w : words) line += (line.empty() ? "" : " ") + shell_word(w);
+  for (const std::string& w : words) {
+    if (!line.empty()) line += ' ';
+    line += shell_word(w);
+  }
   return line;
 }
 
