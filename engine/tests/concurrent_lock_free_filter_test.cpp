@@ -175,7 +175,7 @@ TEST(LockFreeFilter, FillsEveryShapeAsFarAsCuckooFilter) {
 TEST(LockFreeFilter, WideBucketsHaveNoFalseNegativesUnderThreads) {
   const std::uint64_t seed = cuckoo::test::test_seed(0x71de);
   for (const unsigned f : {16U, 32U}) {
-    SCOPED_TRACE("f=" + std::to_string(f) + " b=4; " + cuckoo::test::seed_note(seed, "lock_free_filter_test"));
+    SCOPED_TRACE("f=" + std::to_string(f) + " b=4; " + cuckoo::test::seed_note(seed, "concurrent_lock_free_filter_test"));
     const cuckoo::test::Watchdog watchdog("WideBucketsHaveNoFalseNegativesUnderThreads f=" + std::to_string(f));
     LockFreeFilter lf(make_config(4096, f, 4, seed));
     std::vector<std::uint64_t> stable;
