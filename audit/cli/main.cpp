@@ -20,7 +20,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -85,11 +87,11 @@ const char* const kHelp =
     "  replay   check one trace (a counterexample or any trace file) against the engine\n"
     "           its header names and the model\n"
     "  exec     audit a program in any language that serves a filter or a set through\n"
-    "           the line protocol of audit/PROTOCOL.md (claims C1, C2, C5, C6, C7)\n"
+    "           the line protocol of audit/PROTOCOL.md (claims @EXEC_CLAIMS@)\n"
     "  list     the claims, what the audit checks for each, and the engines\n"
     "\n"
     "Options of run:\n"
-    "  --claims LIST    comma-separated claim ids (default: all)\n"
+    "  --claims LIST    comma-separated claim ids, either case (default: all)\n"
     "  --engines LIST   comma-separated engines: filter, map, classic, smart, bloom,\n"
     "                   concurrent-filter, concurrent-map (default: all)\n"
     "  --profile NAME   quick (under 3 minutes on 2 cores, the default), standard\n"
@@ -100,7 +102,7 @@ const char* const kHelp =
     "  --out DIR        where the reports go (default: build/audit)\n"
     "\n"
     "Options of exec (before the '--' that starts the subject's command line):\n"
-    "  --claims LIST    C1, C2, C5, C6, C7 (default: all that the declarations allow)\n"
+    "  --claims LIST    @EXEC_CLAIMS@ (default: all that the declarations allow)\n"
     "  --profile, --seed, --out   as for run\n"
     "  --timeout S      seconds to wait for each response (default 10; fractions\n"
     "                   allowed); the handshake gets at least 10 s\n"
@@ -117,6 +119,37 @@ const char* const kHelp =
     "protocol version).\n";
 
 // ---- argument parsing ----
+
+// Claims an exec audit runs: the adapter's, since an exec audit is audit_implementation
+// driving the subject (adapter_detail::kAdapterClaims is the list it validates against).
+constexpr const auto& kExecClaims = audit::adapter_detail::kAdapterClaims;
+
+bool is_exec_claim(const std::string& claim) {
+  return std::find_if(std::begin(kExecClaims), std::end(kExecClaims),
+                      [&claim](const char* c) { return claim == c; }) != std::end(kExecClaims);
+}
+
+// "C1, C2, C5, C6 and C7".
+std::string exec_claims_text() {
+  std::string text;
+  const std::size_t n = std::size(kExecClaims);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) text += i + 1 == n ? " and " : ", ";
+    text += kExecClaims[i];
+  }
+  return text;
+}
+
+// kHelp with the exec claims filled in.
+std::string help_text() {
+  std::string text = kHelp;
+  const std::string mark = "@EXEC_CLAIMS@";
+  for (std::size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at)) {
+    text.replace(at, mark.size(), exec_claims_text());
+  }
+  return text;
+}
+
 
 [[noreturn]] void usage_error(const std::string& message) { throw audit::UsageError(message); }
 
@@ -147,6 +180,50 @@ std::vector<std::string> parse_list(std::string_view flag, const std::string& te
     usage_error(std::string(flag) + ": expected a comma-separated list, found '" + text + "'");
   }
   return items;
+}
+
+// A --claims list: claim ids are accepted in either case ("c1,C2" is "C1,C2").
+std::vector<std::string> parse_claims(std::string_view flag, const std::string& text) {
+  std::vector<std::string> claims = parse_list(flag, text);
+  for (std::string& claim : claims) {
+    for (char& c : claim) {
+      if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    }
+  }
+  return claims;
+}
+
+// --out DIR, checked before any work: DIR (or, when it does not exist yet, its nearest
+// existing ancestor, under which the reports will create it) must be a directory this
+// process can create files in. A file in the way, a read-only file system or a missing
+// permission is bad usage (exit 2) now rather than an I/O error after the whole run.
+void check_out_dir(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path existing = fs::absolute(dir, ec).lexically_normal();
+  if (ec) usage_error("--out: '" + dir.string() + "': " + ec.message());
+  // The nearest ancestor that exists (the root always does).
+  while (!fs::exists(fs::symlink_status(existing, ec)) && existing.has_relative_path()) {
+    existing = existing.parent_path();
+  }
+  const fs::file_status status = fs::status(existing, ec);
+  if (!fs::is_directory(status)) {
+    if (existing == fs::absolute(dir, ec).lexically_normal()) {
+      usage_error("--out: '" + dir.string() + "' exists and is not a directory");
+    }
+    usage_error("--out: '" + dir.string() + "' cannot be created: '" + existing.string() +
+                "' is not a directory");
+  }
+  // Creating a file is the only reliable test (permissions, read-only mounts, ACLs, root).
+  std::string probe = (existing / ".cuckoo-audit-out-XXXXXX").string();
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) {
+    const int error = errno;
+    usage_error("--out: '" + dir.string() + "' is not writable: cannot create files in '" +
+                existing.string() + "': " + std::strerror(error));
+  }
+  close(fd);
+  unlink(probe.c_str());
 }
 
 // "--name value" or "--name=value"; each flag at most once.
@@ -287,6 +364,32 @@ class ProgressPrinter {
   std::map<std::string, double> started_at_;
 };
 
+// An argument as a POSIX shell reads it back.
+std::string shell_word(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                            "0123456789_./=:,+-@%") == std::string::npos) {
+    return arg;
+  }
+  std::string out = "'";
+  for (const char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string shell_line(const std::vector<std::string>& words) {
+  std::string line;
+  for (const std::string& w : words) {
+    if (!line.empty()) line += ' ';
+    line += shell_word(w);
+  }
+  return line;
+}
+
 // ---- commands ----
 
 int run_command(const std::vector<std::string>& args) {
@@ -300,11 +403,11 @@ int run_command(const std::vector<std::string>& args) {
     const std::string flag = flags.next();
     if (is_help(flag)) {
       flags.no_value(flag);
-      std::cout << kUsage << "\n" << kHelp;
+      std::cout << kUsage << "\n" << help_text();
       return kExitHeld;
     }
     if (flag == "--claims") {
-      options.claims = parse_list(flag, flags.value(flag));
+      options.claims = parse_claims(flag, flags.value(flag));
     } else if (flag == "--engines") {
       options.engines = parse_list(flag, flags.value(flag));
     } else if (flag == "--profile") {
@@ -329,6 +432,7 @@ int run_command(const std::vector<std::string>& args) {
     }
   }
   options.out_dir = out_dir;
+  check_out_dir(out_dir);
 
   // The command that reproduces this run, with the seed made explicit.
   options.command = "cuckoo-audit run";
@@ -393,6 +497,49 @@ std::string read_trace_file(const std::filesystem::path& path) {
   return text;
 }
 
+// The engines `replay` builds (subjects/replay.hpp).
+constexpr std::string_view kReplayEngines[] = {"filter", "map", "classic", "smart", "bloom"};
+
+// The comment an exec counterexample file ends with: the command that replays it.
+constexpr std::string_view kExecReplayComment = "# replay with: ";
+
+// A trace whose header names none of the project's engines was written for another
+// implementation: an exec subject (its header has keys=, its file says how to replay it)
+// or an adapter (a C++ class audited through cuckoo::audit, its header has kind=). Either
+// way `replay` cannot build it; say what can (exit 2). The caller prefixes the file name.
+void check_replayable_engine(const std::string& file, const std::string& text,
+                             const model::Trace& trace) {
+  if (std::find(std::begin(kReplayEngines), std::end(kReplayEngines), trace.engine) !=
+      std::end(kReplayEngines)) {
+    return;
+  }
+  const std::string engine = "unknown engine '" + trace.engine + "'";
+  const std::size_t hint = text.find(kExecReplayComment);
+  if (trace.parameters.has("keys") || hint != std::string::npos) {
+    std::string message = engine +
+                          ": the trace was written by `cuckoo-audit exec` for a program that "
+                          "serves '" + trace.engine +
+                          "' through audit/PROTOCOL.md; replay it against that program with "
+                          "cuckoo-audit exec --replay " + shell_word(file) + " -- COMMAND [ARGS...]";
+    if (hint != std::string::npos) {
+      const std::size_t from = hint + kExecReplayComment.size();
+      message += " (the file names its command: " +
+                 text.substr(from, text.find('\n', from) - from) + ")";
+    }
+    usage_error(message);
+  }
+  if (trace.parameters.has("kind")) {
+    usage_error(engine + ": the trace was written by an audit of your own "
+                "implementation '" + trace.engine + "' (cuckoo::audit::audit_implementation); "
+                "replay it in your program with cuckoo::audit::replay_implementation(factory, "
+                "traits, trace) (the programs in examples/audit do it with --replay TRACE)");
+  }
+  usage_error(engine + " in the trace header (cuckoo-audit replay builds filter, "
+              "map, classic, smart or bloom; a trace of your own implementation replays "
+              "through cuckoo::audit::replay_implementation, one written by cuckoo-audit exec "
+              "through cuckoo-audit exec --replay TRACE -- COMMAND)");
+}
+
 int replay_command(const std::vector<std::string>& args) {
   std::optional<std::string> file;
   for (const std::string& arg : args) {
@@ -414,6 +561,7 @@ int replay_command(const std::vector<std::string>& args) {
   std::optional<model::Violation> violation;
   try {
     trace = model::parse_trace(text);
+    check_replayable_engine(*file, text, trace);
     violation = cuckoo::subjects::replay(trace);
   } catch (const model::TraceError& e) {
     usage_error(*file + ": " + e.what());
@@ -436,8 +584,15 @@ int replay_command(const std::vector<std::string>& args) {
 
 // ---- exec ----
 
-// Claims an exec audit runs.
-constexpr std::string_view kExecClaims[] = {"C1", "C2", "C5", "C6", "C7"};
+// Now, as report.started_utc wants it (ISO 8601, UTC, whole seconds).
+std::string utc_now_iso8601() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
 // --timeout above a day cannot be meant.
 constexpr double kMaxTimeoutSeconds = 86400;
 
@@ -458,32 +613,6 @@ double parse_seconds(std::string_view flag, const std::string& text) {
                 std::to_string(static_cast<long>(kMaxTimeoutSeconds)) + "]");
   }
   return seconds;
-}
-
-// An argument as a POSIX shell reads it back.
-std::string shell_word(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                            "0123456789_./=:,+-@%") == std::string::npos) {
-    return arg;
-  }
-  std::string out = "'";
-  for (const char c : arg) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-std::string shell_line(const std::vector<std::string>& words) {
-  std::string line;
-  for (const std::string& w : words) {
-    if (!line.empty()) line += ' ';
-    line += shell_word(w);
-  }
-  return line;
 }
 
 // "# key 5 = x35" lines for the keys a trace names, so a reader sees the bytes sent.
@@ -540,6 +669,40 @@ std::string exec_replay_command(const ExecArgs& a, const std::string& trace_path
   return shell_line(words);
 }
 
+// A trace replayed against a subject that declares another name, or other parameters,
+// than the trace's header records. The main use of --replay is checking a fix, and the
+// fixed program may well call itself differently (the examples' --broken modes add
+// ".broken.MODE" to the name), so this is a warning on stderr, not an error; a different
+// kind (filter against set) is bad usage, checked by the caller.
+void warn_on_mismatch(const std::string& file, const model::Trace& trace,
+                      const audit::ExecDeclarations& declared) {
+  std::vector<std::string> differences;
+  if (trace.engine != declared.name) {
+    differences.push_back("it was written for '" + trace.engine + "', the subject declares name=" +
+                          declared.name);
+  }
+  const std::pair<const char*, std::uint64_t> numbers[] = {
+      {"capacity", declared.capacity},
+      {"fingerprint_bits", declared.fingerprint_bits},
+      {"slots_per_bucket", declared.slots_per_bucket}};
+  for (const auto& [key, value] : numbers) {
+    if (!trace.parameters.has(key)) continue;
+    const std::string recorded = trace.parameters.get_string(key);
+    const std::string now = value == 0 ? "nothing" : key + std::string("=") + std::to_string(value);
+    if (recorded != std::to_string(value)) {
+      differences.push_back("it records " + std::string(key) + "=" + recorded +
+                            ", the subject declares " + now);
+    }
+  }
+  if (differences.empty()) return;
+  std::cerr << "cuckoo-audit: warning: " << file << ": ";
+  for (std::size_t i = 0; i < differences.size(); ++i) {
+    std::cerr << (i == 0 ? "" : "; ") << differences[i];
+  }
+  std::cerr << "; replaying it anyway (a different subject may not reproduce the failure)\n"
+            << std::flush;
+}
+
 int exec_replay(const ExecArgs& a, audit::ExecSession& session) {
   const std::string& file = *a.replay;
   const std::string text = read_trace_file(file);
@@ -556,6 +719,7 @@ int exec_replay(const ExecArgs& a, audit::ExecSession& session) {
     usage_error(file + ": the trace is for kind " + kind + ", the subject declares " +
                 (declared == "exact_set" ? "a set" : "a filter"));
   }
+  warn_on_mismatch(file, trace, session.declarations());
   std::optional<model::Violation> violation;
   try {
     violation = audit::replay_exec(session, trace);
@@ -601,11 +765,11 @@ int exec_command(const std::vector<std::string>& args) {
       return kExitHeld;
     }
     if (flag == "--claims") {
-      a.audit.claims = parse_list(flag, flags.value(flag));
+      a.audit.claims = parse_claims(flag, flags.value(flag));
       for (const std::string& claim : a.audit.claims) {
-        if (std::find(std::begin(kExecClaims), std::end(kExecClaims), claim) == std::end(kExecClaims)) {
-          usage_error("exec: unknown claim '" + claim +
-                      "' (an exec audit checks C1, C2, C5, C6 and C7)");
+        if (!is_exec_claim(claim)) {
+          usage_error("exec: unknown claim '" + claim + "' (an exec audit checks " +
+                      exec_claims_text() + ")");
         }
       }
     } else if (flag == "--profile") {
@@ -658,6 +822,10 @@ int exec_command(const std::vector<std::string>& args) {
     }
   }
 
+  // Before the subject starts: a bad --out is bad usage now, not an I/O error at the end.
+  if (!a.replay) check_out_dir(a.out_dir);
+  const std::string started_utc = utc_now_iso8601();
+
   audit::ExecSession session(a.session);
   try {
     session.start();
@@ -681,8 +849,14 @@ int exec_command(const std::vector<std::string>& args) {
   if (!a.seed_given) words.insert(words.end(), {"--seed", std::to_string(a.audit.seed)});
   words.push_back("--");
   words.insert(words.end(), a.session.command.begin(), a.session.command.end());
+  // The report's metadata, whatever the library fills: this tool's version, when the
+  // audit started (before the subject's start-up) and the command that reproduces it.
+  report.tool = "cuckoo-audit";
+  report.tool_version = CUCKOO_VERSION;
+  report.started_utc = started_utc;
   report.command = shell_line(words);
-  // Counterexamples: the bytes of their keys, and the command that replays them.
+  // Counterexamples: the bytes of their keys, and the command that replays them (also
+  // as the file's last comment, which `cuckoo-audit replay` quotes).
   for (audit::ClaimResult& r : report.results) {
     if (!r.counterexample) continue;
     audit::Counterexample& cx = *r.counterexample;
@@ -691,11 +865,12 @@ int exec_command(const std::vector<std::string>& args) {
     cx.explanation += legend;
     if (!cx.trace_file.empty()) {
       const std::filesystem::path path = a.out_dir / cx.trace_file;
+      cx.replay_command = exec_replay_command(a, path.generic_string());
+      cx.trace += std::string(kExecReplayComment) + cx.replay_command + "\n";
       std::ofstream out(path, std::ios::binary | std::ios::trunc);
       out << cx.trace;
       out.close();
       if (!out) throw std::runtime_error("cannot write counterexample " + path.string());
-      cx.replay_command = exec_replay_command(a, path.generic_string());
     }
   }
 
@@ -772,7 +947,8 @@ int list_command(const std::vector<std::string>& args) {
   }
   std::cout << "engines:  " << engines << "\n"
             << "exec:     any program that serves a filter or a set through audit/PROTOCOL.md "
-               "(cuckoo-audit exec -- COMMAND): C1, C2, C5, C6, C7\n"
+               "(cuckoo-audit exec -- COMMAND): "
+            << exec_claims_text() << "\n"
             << "profiles: quick (under 3 minutes on 2 cores), standard (under 20 minutes), "
                "full (nightly)\n";
   return kExitHeld;
@@ -783,7 +959,7 @@ int dispatch(const std::vector<std::string>& args) {
   const std::string& command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (is_help(command) || command == "help") {
-    std::cout << kUsage << "\n" << kHelp;
+    std::cout << kUsage << "\n" << help_text();
     return kExitHeld;
   }
   if (command == "--version") {
