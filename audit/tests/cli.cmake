@@ -214,3 +214,116 @@ if(TARGET cuckoo_exec_c_subject)
     "exec|--claims|C1,C2,C5|--keys|u64le|--out|${exec_dir}|--|$<TARGET_FILE:cuckoo_exec_c_subject>|filter|100"
     OUTPUT "C1 +c.filter +PASS.*C2 +c.filter +PASS.*C5 +c.filter +PASS.*3 passed, 0 failed" CLEAN "${exec_dir}")
 endif()
+
+# ---- exec: the example subjects of examples/audit/exec/ ----
+# Each correct subject passes a whole quick audit (every claim, exit 0); each --broken
+# mode fails (exit 1) with the claim it breaks named in the summary and a short shrunk
+# counterexample, which `exec --replay` reproduces against the broken subject (exit 1)
+# and which the correct subject passes (exit 0). The broken filters are audited at a
+# declared capacity of 8 (two buckets of four), so that a counterexample which must fill
+# the table (lose-on-kick-failure) stays short, and only on the claim they break (--claims),
+# which keeps each case to a few seconds. Without python3, or a C compiler for
+# cuckoo_filter.c, the cases report SKIPPED.
+set(CUCKOO_EXEC_EXAMPLES ${PROJECT_SOURCE_DIR}/examples/audit/exec)
+set(CUCKOO_EXEC_EXAMPLE_OUT ${CUCKOO_CLI_DIR}/exec-examples)
+if(CUCKOO_PYTHON3)
+  set(example_python ${CUCKOO_PYTHON3})
+else()
+  set(example_python python3-NOTFOUND)
+endif()
+if(TARGET cuckoo_example_c_filter)
+  set(example_c_filter $<TARGET_FILE:cuckoo_example_c_filter>)
+else()
+  set(example_c_filter no-c-compiler-NOTFOUND)
+endif()
+
+# cuckoo_exec_example_test(NAME RC SUBJECT OUTPUT [ARGS a|b] [REQUIRES p|q] [TRACE_CLAIM C]
+#                          [MAX_OPS N] [TRACE_MATCH regex] [GOOD_SUBJECT cmd] [REPORT_MATCH regex])
+function(cuckoo_exec_example_test name rc subject output)
+  cmake_parse_arguments(PARSE_ARGV 4 arg ""
+    "ARGS;REQUIRES;TRACE_CLAIM;MAX_OPS;TRACE_MATCH;GOOD_SUBJECT;REPORT_MATCH" "")
+  set(defines "-DEXE=$<TARGET_FILE:cuckoo-audit>" "-DSUBJECT=${subject}" "-DEXPECT_RC=${rc}"
+              "-DEXPECT_OUTPUT=${output}" "-DOUT=${CUCKOO_EXEC_EXAMPLE_OUT}/${name}")
+  foreach(key ARGS REQUIRES TRACE_CLAIM MAX_OPS TRACE_MATCH GOOD_SUBJECT REPORT_MATCH)
+    if(DEFINED arg_${key})
+      list(APPEND defines "-D${key}=${arg_${key}}")
+    endif()
+  endforeach()
+  add_test(NAME audit_exec_example.${name}
+    COMMAND ${CMAKE_COMMAND} ${defines} -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/exec_example_check.cmake)
+  set_tests_properties(audit_exec_example.${name} PROPERTIES LABELS "audit" TIMEOUT 300
+    SKIP_REGULAR_EXPRESSION "SKIPPED: ")
+endfunction()
+
+# The two filters: the same design in Python and in C.
+set(py_filter "${example_python}|${CUCKOO_EXEC_EXAMPLES}/cuckoo_filter.py")
+foreach(lang py c)
+  if(lang STREQUAL "py")
+    set(filter "${py_filter}")
+    set(requires "${example_python}")
+  else()
+    set(filter "${example_c_filter}")
+    set(requires "${example_c_filter}")
+  endif()
+  set(n "${lang}.cuckoo_filter")
+  string(REPLACE "." "\\." n_re "${n}")
+  # Correct: every claim runs and holds. The Python filter at its default capacity of
+  # 1000 (C6's budgeted fills, about 3 million requests); the C one at a capacity of 16,
+  # where C6's random mixes hit `full` hundreds of times (and the whole audit takes a
+  # third of the time).
+  if(lang STREQUAL "py")
+    set(correct "${filter}")
+  else()
+    set(correct "${filter}|--capacity|16")
+  endif()
+  cuckoo_exec_example_test(${lang}_filter 0 "${correct}"
+    "C1 +${n_re} +PASS.*C2 +${n_re} +PASS.*C5 +${n_re} +PASS.*C6 +${n_re} +PASS.* 0 failed"
+    REQUIRES "${requires}"
+    REPORT_MATCH "\"tool_version\": \"[0-9]+\\.[0-9]+\\.[0-9]+\".*\"started_utc\": \"20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z\".*\"command\": \"cuckoo-audit exec --profile quick --seed 7 --out [^\"]* -- [^\"]*cuckoo_filter")
+  set(small "${filter}|--capacity|8")
+  # A failed kick walk is not undone: C6, shrunk to a fill of the two buckets and the
+  # lookup that misses (14 to 17 ops measured over seeds 1, 7 and 42).
+  set(b "${n_re}\\.broken\\.lose-on-kick-failure")
+  cuckoo_exec_example_test(${lang}_filter.lose-on-kick-failure 1
+    "${small}|--broken|lose-on-kick-failure"
+    "C6 +${b} +FAIL [^\n]*broke C6 \\(a failed insert loses nothing\\)[^\n]*got contains [0-9]+ => false"
+    ARGS "--claims|C6" REQUIRES "${requires}" TRACE_CLAIM C6 MAX_OPS 20 GOOD_SUBJECT "${small}")
+  # Only a key's first 8 bytes are hashed: keys sharing them share the copy limit (C5),
+  # two ops (key A inserted 2b times is not needed: A and B share one slot count).
+  set(b "${n_re}\\.broken\\.long-key-hash")
+  cuckoo_exec_example_test(${lang}_filter.long-key-hash 1 "${small}|--broken|long-key-hash"
+    "C5 +${b} +FAIL [^\n]*broke C5 [^\n]*got (duplicate_limit|true)"
+    ARGS "--claims|C5" REQUIRES "${requires}" TRACE_CLAIM C5 MAX_OPS 12 GOOD_SUBJECT "${small}")
+  # The empty key crashes the subject: a finding of the first claim whose trace uses it,
+  # shrunk to the one op with the empty key (the legend shows it as "x").
+  set(b "${n_re}\\.broken\\.crash-on-empty-key")
+  if(lang STREQUAL "py")
+    set(death "exited with status 1 [^\n]*IndexError")
+  else()
+    set(death "killed by signal 11 \\(SIGSEGV\\)")
+  endif()
+  cuckoo_exec_example_test(${lang}_filter.crash-on-empty-key 1 "${small}|--broken|crash-on-empty-key"
+    "C1 +${b} +FAIL [^\n]*${death}"
+    ARGS "--claims|C1" REQUIRES "${requires}" TRACE_CLAIM C1 MAX_OPS 2
+    TRACE_MATCH "\n#   [0-9]+ = x\n" GOOD_SUBJECT "${small}")
+endforeach()
+
+# The exact set, declared with a capacity of 16 so that C3 and C6 run too: every claim
+# holds; each broken mode fails C7 (the set's answers against the set model; only C7 is
+# run) with a two-op trace.
+set(exact_set "${example_python}|${CUCKOO_EXEC_EXAMPLES}/exact_set.py|--capacity|16")
+cuckoo_exec_example_test(py_exact_set 0 "${exact_set}"
+  "C1 +py\\.exact_set +PASS.*C6 +py\\.exact_set +PASS.*C7 +py\\.exact_set +PASS.* 0 failed"
+  REQUIRES "${example_python}")
+foreach(mode nul-terminated hex-text-key size-counts-inserts)
+  if(mode STREQUAL "nul-terminated")
+    set(shows "got (exists|true)")     # "a" and "a\0" are one key
+  elseif(mode STREQUAL "hex-text-key")
+    set(shows "got (false|inserted)")  # x0a and x0A are two keys
+  else()
+    set(shows "got size [0-9]+")       # size counts `exists` answers
+  endif()
+  cuckoo_exec_example_test(py_exact_set.${mode} 1 "${exact_set}|--broken|${mode}"
+    "C7 +py\\.exact_set\\.broken\\.${mode} +FAIL [^\n]*${shows}"
+    ARGS "--claims|C7" REQUIRES "${example_python}" TRACE_CLAIM C7 MAX_OPS 4 GOOD_SUBJECT "${exact_set}")
+endforeach()
