@@ -23,12 +23,14 @@ function(run_step what)
   endif()
 endfunction()
 
-# Runs a program of the example; fails unless it exits with `expected_rc` and, when
-# `pattern` is not empty, prints something matching it (stdout and stderr together).
+# Runs a program of the example (with the arguments after `pattern`); fails unless it
+# exits with `expected_rc` and, when `pattern` is not empty, prints something matching it
+# (stdout and stderr together).
 function(run_program program expected_rc pattern)
-  execute_process(COMMAND "${WORK_DIR}/build/${program}"
+  execute_process(COMMAND "${WORK_DIR}/build/${program}" ${ARGN}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  message(STATUS "${program} exited with ${rc}:\n${out}")
+  string(REPLACE ";" " " shown "${ARGN}")
+  message(STATUS "${program} ${shown} exited with ${rc}:\n${out}")
   if(NOT rc STREQUAL "${expected_rc}")
     message(FATAL_ERROR "${EXAMPLE} check: ${program} exited with ${rc}, expected ${expected_rc}")
   endif()
@@ -41,8 +43,9 @@ run_step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}
 set(expected_files include/cuckoo/cuckoo_filter.hpp lib/cmake/cuckoo/cuckooConfig.cmake
     lib/cmake/cuckoo/cuckooConfigVersion.cmake)
 if(EXAMPLE STREQUAL "audit")
+  # audit_main.hpp: the driver the examples' main() is (cuckoo::audit::audit_main).
   list(APPEND expected_files include/cuckoo/model/trace.hpp include/cuckoo/audit/audit.hpp
-       bin/cuckoo-audit)
+       include/cuckoo/audit/audit_main.hpp bin/cuckoo-audit)
 endif()
 foreach(f IN LISTS expected_files)
   if(NOT EXISTS "${prefix}/${f}")
@@ -67,6 +70,14 @@ if(EXAMPLE STREQUAL "consumer")
 elseif(EXAMPLE STREQUAL "audit")
   run_program(unordered_set_audit 0 "")
   run_program(broken_filter_audit 1 "([Cc]ounterexample|engine [A-Za-z_.-]+)")
+  # The installed driver's command line: claim ids in either case, bad usage is exit 2,
+  # --out writes the reports and a counterexample that --replay reproduces.
+  run_program(unordered_set_audit 0 "C7 +std\\.unordered_set +PASS" --claims c1,C7 --seed 3)
+  run_program(unordered_set_audit 2 "unknown argument '--bogus'" --bogus)
+  run_program(broken_filter_audit 1 "wrote .*report\\.json" --out "${WORK_DIR}/reports")
+  file(GLOB counterexamples "${WORK_DIR}/reports/counterexamples/*.trace")
+  list(GET counterexamples 0 counterexample)
+  run_program(broken_filter_audit 1 "" --replay "${counterexample}")
   # The installed command runs too.
   run_step("cuckoo-audit list" "${prefix}/bin/cuckoo-audit" list)
 else()

@@ -2,14 +2,15 @@
 // kick-out walk gives up, the homeless fingerprint is kept in a victim slot, but
 // contains() forgets to look there. The audit must FAIL it (C1 or C6: a stored item is
 // reported absent) and print the shrunk trace; --replay replays it.
-//   broken_filter_audit [--out DIR] [--replay TRACE]
+//   broken_filter_audit [--out DIR] [--claims LIST] [--profile NAME] [--seed N] | --replay TRACE
+// (the installed driver, cuckoo/audit/audit_main.hpp, is the whole command line)
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "cuckoo/status.hpp"
-#include "example_main.hpp"
+#include "cuckoo/audit/audit_main.hpp"
 
 namespace {
 
@@ -136,5 +137,5 @@ int main(int argc, char** argv) {
   traits.fingerprint_bits = 8;
   traits.slots_per_bucket = 4;
   traits.capacity = 32;  // 8 buckets of 4 slots
-  return run_example(argc, argv, [] { return TinyCuckooFilter(8); }, traits);
+  return cuckoo::audit::audit_main(argc, argv, [] { return TinyCuckooFilter(8); }, traits);
 }

@@ -1,10 +1,11 @@
 // Audits std::unordered_set<std::uint64_t> as an exact set: C1 (every stored key found)
 // and C7 (every answer as the set model's) apply and pass; the filter claims are skipped.
-//   unordered_set_audit [--out DIR] [--replay TRACE]
+//   unordered_set_audit [--out DIR] [--claims LIST] [--profile NAME] [--seed N] | --replay TRACE
+// (the installed driver, cuckoo/audit/audit_main.hpp, is the whole command line)
 #include <cstdint>
 #include <unordered_set>
 
-#include "example_main.hpp"
+#include "cuckoo/audit/audit_main.hpp"
 
 namespace {
 
@@ -23,5 +24,5 @@ int main(int argc, char** argv) {
   cuckoo::audit::ImplementationTraits traits;
   traits.name = "std.unordered_set";
   traits.kind = cuckoo::audit::ImplementationKind::kExactSet;
-  return run_example(argc, argv, [] { return UnorderedSetAdapter{}; }, traits);
+  return cuckoo::audit::audit_main(argc, argv, [] { return UnorderedSetAdapter{}; }, traits);
 }
