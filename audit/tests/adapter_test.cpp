@@ -1,10 +1,15 @@
 // Self-tests of the adapter audit (adapter.hpp): a correct exact set and the project's
 // own cuckoo filter pass every claim that applies; a set that loses keys, a filter with
 // too many false positives and a filter that loses items on a failed insert fail, with
-// small counterexamples that still fail on replay_implementation.
+// small counterexamples that still fail on replay_implementation. Then what the audit
+// used to miss: results labelled by the claim that broke and checks that go on after a
+// size mismatch, declared size modes, refusals at low load (C3), a filter that stores
+// nothing (C2), nondeterministic subjects, a wrong identity(), C5 for bool inserts, and
+// the report's metadata.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
@@ -39,6 +44,17 @@ const ClaimResult& result_for(const Report& r, const std::string& claim) {
     if (c.claim == claim) return c;
   }
   throw std::runtime_error("no result for " + claim);
+}
+
+const cuckoo::audit::Figure& figure_of(const ClaimResult& r, const std::string& name) {
+  for (const auto& f : r.figures) {
+    if (f.name == name) return f;
+  }
+  throw std::runtime_error("no figure '" + name + "' in " + r.claim + ": " + r.summary);
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
 }
 
 struct SetAdapter {
@@ -94,6 +110,9 @@ TEST(AdapterAudit, LossySetFailsWithAShrunkReplayableTrace) {
   EXPECT_EQ(trace.engine, "lossy.set");
   EXPECT_TRUE(cuckoo::audit::replay_implementation([] { return LossySetAdapter{}; }, traits, trace));
   EXPECT_FALSE(cuckoo::audit::replay_implementation([] { return SetAdapter{}; }, traits, trace));
+  // A deterministic failure replays every time: not marked.
+  EXPECT_EQ(c7.summary.find("NOT REPRODUCIBLE"), std::string::npos) << c7.summary;
+  EXPECT_EQ(figure_of(c7, "replays of the counterexample that failed").value, 5.0);
 }
 
 // The project's filter through the adapter, answering InsertResult.
@@ -132,11 +151,14 @@ TEST(AdapterAudit, EngineFilterPassesC1C2C5C6) {
   const Report r = cuckoo::audit::audit_implementation([] { return EngineFilterAdapter{}; },
                                                        filter_traits("cuckoo.filter"),
                                                        small_options());
-  for (const char* claim : {"C1", "C2", "C5", "C6"}) {
+  for (const char* claim : {"C1", "C2", "C3", "C5", "C6"}) {
     EXPECT_EQ(result_for(r, claim).verdict, Verdict::kPass)
         << claim << ": " << result_for(r, claim).summary;
   }
   EXPECT_EQ(result_for(r, "C7").verdict, Verdict::kSkipped);
+  // C1 includes the identity-pair traces.
+  EXPECT_NE(result_for(r, "C1").summary.find("identity-pair"), std::string::npos)
+      << result_for(r, "C1").summary;
 }
 
 // Answers "maybe" for one key in eight: far above 2b/2^f for f = 8, b = 4.
@@ -186,7 +208,10 @@ TEST(AdapterAudit, LosingAnItemOnAFailedInsertFailsC6) {
   EXPECT_TRUE(cuckoo::audit::replay_implementation(
       [] { return DroppingFilterAdapter{}; }, traits,
       cuckoo::model::parse_trace(c6.counterexample->trace)));
-  EXPECT_EQ(result_for(r, "C5").verdict, Verdict::kSkipped);  // bool insert
+  // A bool insert shows no copy limit, but C5 still checks erases and sizes.
+  const ClaimResult& c5 = result_for(r, "C5");
+  EXPECT_NE(c5.verdict, Verdict::kSkipped) << c5.summary;
+  EXPECT_NE(c5.summary.find("no copy limit"), std::string::npos) << c5.summary;
 }
 
 // Throws from insert once 6 keys are stored.
@@ -249,7 +274,7 @@ TEST(AdapterAudit, ClaimsSelectsWhatRunsAndRejectsOthers) {
                                                        set_traits("std.unordered_set"), o);
   ASSERT_EQ(r.results.size(), 1U);
   EXPECT_EQ(r.results[0].claim, "C7");
-  o.claims = {"C3"};
+  o.claims = {"C4"};
   EXPECT_THROW(cuckoo::audit::audit_implementation([] { return SetAdapter{}; },
                                                    set_traits("std.unordered_set"), o),
                cuckoo::audit::UsageError);
@@ -298,17 +323,284 @@ TEST(AdapterAudit, PrepareIsCalledWithWhatFollows) {
   const Report r = cuckoo::audit::audit_implementation(
       [&plans] { return PreparingFilterAdapter(&plans); }, filter_traits("preparing.filter"), o);
   EXPECT_TRUE(r.all_passed());
-  // 40 C1 traces, then C2: the inserts (95% of 64), then 65536 + 4464 queries.
-  ASSERT_EQ(plans.size(), 40U + 3U);
-  EXPECT_EQ(plans[40], 60U);
-  EXPECT_EQ(plans[41], 65'536U);
-  EXPECT_EQ(plans[42], 70'000U - 65'536U);
+  // 4 C1 identity-pair traces (64 pairs, 16 a trace) and 40 C1 traces, then C2: the
+  // inserts (95% of 64), the lookups of those keys, then 65536 + 4464 queries.
+  ASSERT_EQ(plans.size(), 4U + 40U + 4U);
+  EXPECT_EQ(plans[0], 48U);  // 16 inserts, 32 lookups
+  EXPECT_EQ(plans[44], 60U);
+  EXPECT_EQ(plans[45], 60U);
+  EXPECT_EQ(plans[46], 65'536U);
+  EXPECT_EQ(plans[47], 70'000U - 65'536U);
 }
 
 TEST(AdapterAudit, RejectsANameThatIsNotATraceName) {
   EXPECT_THROW(cuckoo::audit::audit_implementation([] { return SetAdapter{}; },
                                                    set_traits("has space"), small_options()),
                cuckoo::audit::UsageError);
+}
+
+// ---- what the audit used to miss -------------------------------------------------------
+
+// A cuckoo-filter-like multiset (b = 4, no copy limit: insert returns bool) with a victim
+// slot: the 9th copy of one key goes to the victim slot, and from then on every insert is
+// refused. Its size() leaves the victim out unless `count_victim`. Everything else is right.
+template <bool kCountVictim>
+struct VictimFilterAdapter {
+  std::unordered_multiset<std::uint64_t> items;
+  std::optional<std::uint64_t> victim;
+  bool insert(std::uint64_t k) {
+    if (victim) return false;
+    if (items.size() >= 64) return false;
+    if (items.count(k) >= 8) {
+      victim = k;
+      return true;
+    }
+    items.insert(k);
+    return true;
+  }
+  bool contains(std::uint64_t k) const { return items.count(k) != 0 || victim == k; }
+  bool erase(std::uint64_t k) {
+    if (victim == k) {
+      victim.reset();
+      return true;
+    }
+    const auto it = items.find(k);
+    if (it == items.end()) return false;
+    items.erase(it);
+    return true;
+  }
+  std::uint64_t size() const { return items.size() + (kCountVictim && victim ? 1 : 0); }
+};
+
+ImplementationTraits victim_traits(cuckoo::audit::SizeMode size) {
+  ImplementationTraits t = filter_traits("victim.filter");
+  t.size = size;
+  return t;
+}
+
+TEST(AdapterGaps, ASizeMismatchFailsTheSizeClaimAndTheOtherClaimsAreStillChecked) {
+  const Report r = cuckoo::audit::audit_implementation(
+      [] { return VictimFilterAdapter<false>{}; }, victim_traits(cuckoo::audit::SizeMode::kExact),
+      small_options());
+  // The size claim of a filter is C5 (sizes count stored copies).
+  const ClaimResult& c5 = result_for(r, "C5");
+  ASSERT_EQ(c5.verdict, Verdict::kFail) << c5.summary;
+  EXPECT_TRUE(has(c5.summary, "broke C5 (size:")) << c5.summary;
+  ASSERT_TRUE(c5.counterexample.has_value());
+  EXPECT_LE(c5.counterexample->shrunk_ops, 10U) << c5.counterexample->trace;
+  // C1 and C6 were checked after it, with sizes set aside, and held.
+  for (const char* claim : {"C1", "C6"}) {
+    const ClaimResult& c = result_for(r, claim);
+    EXPECT_EQ(c.verdict, Verdict::kPass) << claim << ": " << c.summary;
+    EXPECT_GT(figure_of(c, "traces checked").value, 0) << claim;
+  }
+  EXPECT_TRUE(has(result_for(r, "C6").summary, "size_checks=off")) << result_for(r, "C6").summary;
+  // Refusing everything once the victim slot is taken: C3.
+  EXPECT_EQ(result_for(r, "C3").verdict, Verdict::kFail) << result_for(r, "C3").summary;
+}
+
+TEST(AdapterGaps, AViolationIsReportedUnderTheClaimThatBrokeNotTheTracesThatFoundIt) {
+  // Declares a copy limit of 2 but stores any number of copies.
+  struct OverCopyingFilter {
+    std::unordered_multiset<std::uint64_t> items;
+    cuckoo::model::InsertResult insert(std::uint64_t k) {
+      items.insert(k);
+      return cuckoo::model::InsertResult::kInserted;
+    }
+    bool contains(std::uint64_t k) const { return items.count(k) != 0; }
+    bool erase(std::uint64_t k) {
+      const auto it = items.find(k);
+      if (it == items.end()) return false;
+      items.erase(it);
+      return true;
+    }
+    std::uint64_t size() const { return items.size(); }
+  };
+  ImplementationTraits traits = filter_traits("overcopying.filter");
+  traits.max_copies = 2;
+  AuditOptions o = small_options();
+  o.claims = {"C1"};
+  const Report r = cuckoo::audit::audit_implementation([] { return OverCopyingFilter{}; }, traits, o);
+  ASSERT_EQ(r.results.size(), 2U);
+  const ClaimResult& c1 = result_for(r, "C1");
+  EXPECT_EQ(c1.verdict, Verdict::kPass) << c1.summary;
+  EXPECT_TRUE(has(c1.summary, "stopped early at a violation of C5")) << c1.summary;
+  const ClaimResult& c5 = result_for(r, "C5");
+  ASSERT_EQ(c5.verdict, Verdict::kFail) << c5.summary;
+  EXPECT_TRUE(has(c5.summary, "of the C1 traces broke C5")) << c5.summary;
+  EXPECT_TRUE(has(c5.summary, "duplicate_limit")) << c5.summary;
+}
+
+TEST(AdapterGaps, ApproximateAndAbsentSizesAreNotHeldExactly) {
+  AuditOptions o = small_options();
+  o.claims = {"C1", "C5", "C6"};
+  // Off by one (the victim): within the tolerance of size=approximate.
+  const Report approximate = cuckoo::audit::audit_implementation(
+      [] { return VictimFilterAdapter<false>{}; },
+      victim_traits(cuckoo::audit::SizeMode::kApproximate), o);
+  EXPECT_TRUE(approximate.all_passed());
+  for (const auto& c : approximate.results) {
+    EXPECT_EQ(c.verdict, Verdict::kPass) << c.claim << ": " << c.summary;
+    EXPECT_TRUE(has(c.configuration, "size=approximate")) << c.configuration;
+  }
+  // Twice the truth is outside it: a size finding, whose explanation gives the tolerance.
+  struct DoubleSizeSet : SetAdapter {
+    std::uint64_t size() const { return 2 * set.size(); }
+  };
+  ImplementationTraits doubled = set_traits("doubling.set");
+  doubled.size = cuckoo::audit::SizeMode::kApproximate;
+  AuditOptions so = small_options();
+  so.claims = {"C7"};
+  const Report wrong = cuckoo::audit::audit_implementation([] { return DoubleSizeSet{}; }, doubled, so);
+  const ClaimResult& c7 = result_for(wrong, "C7");
+  ASSERT_EQ(c7.verdict, Verdict::kFail) << c7.summary;
+  EXPECT_TRUE(has(c7.summary, "size=approximate: within")) << c7.summary;
+  // Absent: an adapter without size() at all is never asked.
+  struct NoSizeFilter {
+    std::unordered_multiset<std::uint64_t> items;
+    bool insert(std::uint64_t k) {
+      items.insert(k);
+      return true;
+    }
+    bool contains(std::uint64_t k) const { return items.count(k) != 0; }
+    bool erase(std::uint64_t k) {
+      const auto it = items.find(k);
+      if (it == items.end()) return false;
+      items.erase(it);
+      return true;
+    }
+  };
+  ImplementationTraits absent = filter_traits("nosize.filter");
+  absent.size = cuckoo::audit::SizeMode::kAbsent;
+  absent.capacity = 0;
+  const Report none = cuckoo::audit::audit_implementation([] { return NoSizeFilter{}; }, absent, o);
+  EXPECT_TRUE(none.all_passed());
+  absent.size = cuckoo::audit::SizeMode::kExact;
+  EXPECT_THROW(cuckoo::audit::audit_implementation([] { return NoSizeFilter{}; }, absent, o),
+               cuckoo::audit::UsageError);
+}
+
+TEST(AdapterGaps, RefusingAtLowLoadFailsC3WithAShortReplayableTrace) {
+  AuditOptions o = small_options();
+  o.claims = {"C3"};
+  // After a burst of duplicates fills the victim slot, everything is refused.
+  const ImplementationTraits traits = victim_traits(cuckoo::audit::SizeMode::kExact);
+  const Report r = cuckoo::audit::audit_implementation([] { return VictimFilterAdapter<true>{}; },
+                                                       traits, o);
+  ASSERT_EQ(r.results.size(), 1U);
+  const ClaimResult& c3 = r.results[0];
+  ASSERT_EQ(c3.verdict, Verdict::kFail) << c3.summary;
+  EXPECT_TRUE(has(c3.summary, "after a burst of 9 inserts of one key")) << c3.summary;
+  EXPECT_LT(figure_of(c3, "load reached (lowest)").value, 0.5);
+  EXPECT_GE(figure_of(c3, "load at first refusal (lowest)").value, 0.0);
+  ASSERT_TRUE(c3.counterexample.has_value());
+  EXPECT_LE(c3.counterexample->shrunk_ops, 9U + 8U) << c3.counterexample->trace;
+  const cuckoo::model::Trace trace = cuckoo::model::parse_trace(c3.counterexample->trace);
+  EXPECT_TRUE(trace.parameters.has("refusal_floor"));
+  const auto v = cuckoo::audit::replay_implementation([] { return VictimFilterAdapter<true>{}; },
+                                                      traits, trace);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->claim, "C3");
+  // A filter that refuses from a tenth of its capacity on, without any burst.
+  struct EarlyFullFilter : EngineFilterAdapter {
+    std::uint64_t stored = 0;
+    cuckoo::InsertResult insert(std::uint64_t k) {
+      if (filter.size() >= 6) return cuckoo::InsertResult::kFull;
+      return filter.insert(k);
+    }
+  };
+  const Report early = cuckoo::audit::audit_implementation([] { return EarlyFullFilter{}; },
+                                                           filter_traits("early.filter"), o);
+  EXPECT_EQ(early.results[0].verdict, Verdict::kFail) << early.results[0].summary;
+  EXPECT_NEAR(figure_of(early.results[0], "load at first refusal (mean)").value, 6.0 / 64, 1e-9);
+  // A set that refuses only at its capacity passes.
+  ImplementationTraits bounded = set_traits("bounded.set");
+  bounded.capacity = 2000;
+  const Report fine = cuckoo::audit::audit_implementation([] { return BoundedSetAdapter{}; }, bounded, o);
+  EXPECT_EQ(fine.results[0].verdict, Verdict::kPass) << fine.results[0].summary;
+  EXPECT_DOUBLE_EQ(figure_of(fine.results[0], "load at first refusal (lowest)").value, 1.0);
+}
+
+TEST(AdapterGaps, AFilterThatStoresNothingFailsC2InsteadOfPassingWithNoFalsePositives) {
+  struct HollowFilter {
+    std::uint64_t n = 0;
+    bool insert(std::uint64_t) {
+      ++n;
+      return true;
+    }
+    bool contains(std::uint64_t) const { return false; }
+    bool erase(std::uint64_t) { return false; }
+    std::uint64_t size() const { return n; }
+  };
+  AuditOptions o = small_options();
+  o.claims = {"C2"};
+  const Report r = cuckoo::audit::audit_implementation([] { return HollowFilter{}; },
+                                                       filter_traits("hollow.filter"), o);
+  ASSERT_EQ(r.results.size(), 1U);
+  EXPECT_EQ(r.results[0].verdict, Verdict::kFail) << r.results[0].summary;
+  EXPECT_TRUE(has(r.results[0].summary, "does not find 60 of the 60 keys")) << r.results[0].summary;
+  EXPECT_EQ(figure_of(r.results[0], "stored keys not found").value, 60.0);
+}
+
+// Every other instance forgets what it holds once 3 keys are stored.
+int g_flaky_instances = 0;
+struct FlakySetAdapter : SetAdapter {
+  bool broken = (++g_flaky_instances % 2) == 0;
+  bool contains(std::uint64_t k) const { return !(broken && set.size() >= 3) && SetAdapter::contains(k); }
+};
+
+TEST(AdapterGaps, ACounterexampleThatDoesNotFailEveryTimeIsMarkedNotReproducible) {
+  AuditOptions o = small_options();
+  o.claims = {"C1"};
+  const Report r = cuckoo::audit::audit_implementation([] { return FlakySetAdapter{}; },
+                                                       set_traits("flaky.set"), o);
+  const ClaimResult& c1 = result_for(r, "C1");
+  ASSERT_EQ(c1.verdict, Verdict::kFail) << c1.summary;  // it did answer wrongly
+  EXPECT_TRUE(has(c1.summary, "NOT REPRODUCIBLE")) << c1.summary;
+  EXPECT_TRUE(has(c1.summary, "nondeterministic")) << c1.summary;
+  const auto& replays = figure_of(c1, "replays of the counterexample that failed");
+  EXPECT_LT(replays.value, 5.0);
+  EXPECT_GT(replays.value, 0.0);
+  ASSERT_TRUE(c1.counterexample.has_value());
+  EXPECT_TRUE(has(c1.counterexample->trace, "# NOT REPRODUCIBLE"));
+}
+
+TEST(AdapterGaps, AnIdentityThatClaimsAliasesTheFilterDoesNotHaveFailsC1) {
+  // identity() says keys equal mod 4096 are one item; the filter tells them apart.
+  struct WrongIdentityFilter : EngineFilterAdapter {
+    std::uint64_t identity(std::uint64_t k) const { return k % 4096; }
+  };
+  AuditOptions o = small_options();
+  o.claims = {"C1"};
+  const Report r = cuckoo::audit::audit_implementation([] { return WrongIdentityFilter{}; },
+                                                       filter_traits("wrong.identity"), o);
+  const ClaimResult& c1 = result_for(r, "C1");
+  ASSERT_EQ(c1.verdict, Verdict::kFail) << c1.summary;
+  EXPECT_TRUE(has(c1.summary, "C1 identity-pair traces broke C1")) << c1.summary;
+  EXPECT_TRUE(has(c1.summary, "identity() is what is wrong")) << c1.summary;
+  ASSERT_TRUE(c1.counterexample.has_value());
+  EXPECT_LE(c1.counterexample->shrunk_ops, 2U) << c1.counterexample->trace;
+}
+
+TEST(AdapterGaps, TheReportCarriesVersionStartTimeAndAReproducingCommand) {
+  AuditOptions o = small_options();
+  o.claims = {"C7"};
+  const Report r = cuckoo::audit::audit_implementation([] { return SetAdapter{}; },
+                                                       set_traits("std.unordered_set"), o);
+  EXPECT_FALSE(r.tool_version.empty());
+  EXPECT_NE(r.tool_version, "unknown");
+  ASSERT_EQ(r.started_utc.size(), 20U) << r.started_utc;  // 2026-11-21T10:00:00Z
+  EXPECT_EQ(r.started_utc[10], 'T');
+  EXPECT_EQ(r.started_utc.back(), 'Z');
+  EXPECT_TRUE(has(r.command, "audit_implementation(std.unordered_set")) << r.command;
+  EXPECT_TRUE(has(r.command, "seed=20261121")) << r.command;
+  EXPECT_TRUE(has(r.command, "traces=40")) << r.command;
+  EXPECT_TRUE(has(r.command, "claims=C7")) << r.command;
+  o.command = "my_audit --seed 20261121";
+  EXPECT_EQ(cuckoo::audit::audit_implementation([] { return SetAdapter{}; },
+                                                set_traits("std.unordered_set"), o)
+                .command,
+            "my_audit --seed 20261121");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +70,13 @@ SubjectError thrown_by(F&& f) {
   }
   ADD_FAILURE() << "no SubjectError";
   return SubjectError(SubjectFailure::kStart, "none");
+}
+
+const cuckoo::audit::ClaimResult& result_for(const cuckoo::audit::Report& r, const std::string& claim) {
+  for (const auto& c : r.results) {
+    if (c.claim == claim) return c;
+  }
+  throw std::runtime_error("no result for " + claim);
 }
 
 bool reaped(pid_t pid) {
@@ -162,8 +170,9 @@ TEST(ExecKeys, ASubjectKeyedOnTheHexTextIsCaught) {
   a.traces = 20;
   a.claims = {"C7"};
   const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, a);
-  ASSERT_EQ(r.results.size(), 1U);
-  EXPECT_EQ(r.results[0].verdict, Verdict::kFail) << r.results[0].summary;
+  // A lookup in upper case misses (C1), an erase in upper case answers no (C7): whichever
+  // the traces meet first is reported under its claim.
+  EXPECT_FALSE(r.all_passed());
 }
 
 // ---- the handshake and the claims file ----
@@ -527,8 +536,7 @@ TEST(ExecAudit, AForgetfulSetFailsWithACounterexampleThatReplays) {
   o.traces = 20;
   o.claims = {"C7"};
   const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
-  ASSERT_EQ(r.results.size(), 1U);
-  const auto& c7 = r.results[0];
+  const auto& c7 = result_for(r, "C7");
   ASSERT_EQ(c7.verdict, Verdict::kFail);
   ASSERT_TRUE(c7.counterexample.has_value());
   EXPECT_LE(c7.counterexample->shrunk_ops, 6U) << c7.counterexample->trace;

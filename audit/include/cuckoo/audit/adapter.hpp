@@ -1,5 +1,5 @@
 // Auditing another implementation: the claims that apply to any approximate membership
-// filter or exact set (C1, C2, C5, C6, C7), run against your code through a small
+// filter or exact set (C1, C2, C3, C5, C6, C7), run against your code through a small
 // adapter, reported in the same Report structure as the project's own engines, with
 // shrunk, replayable counterexample traces.
 //
@@ -34,13 +34,14 @@
 //
 // The adapter
 // -----------
-// Required: insert(key), contains(key), erase(key), size() on std::uint64_t keys.
-// insert returns cuckoo::InsertResult (or any enum with an ADL to_string naming the
-// outcomes, see model/insert_result.hpp), or bool:
+// Required: insert(key), contains(key), erase(key) on std::uint64_t keys, and size()
+// unless traits.size is SizeMode::kAbsent. insert returns cuckoo::InsertResult (or any
+// enum with an ADL to_string naming the outcomes, see model/insert_result.hpp), or bool:
 //   - exact set: true = inserted, false = already present (kExists);
 //   - filter: true = stored, false = refused (kFull). A bool cannot say "copy limit
-//     reached", so for a bool filter the audit assumes no copy limit and checks only
-//     that a refused insert changes nothing (C6).
+//     reached", so for a bool filter the audit assumes no copy limit: C5 still checks
+//     that an erase removes exactly one copy and the sizes, and C6 that a refused insert
+//     changes nothing.
 // Optional: clear() (then traces may hold clear ops), check_invariants() (void, bool or
 // std::string; run after every op), prepare(const model::Trace&) (see "Pipelining"
 // below), and for filters identity(key) (keys with equal
@@ -48,40 +49,74 @@
 // smaller bucket), max_copies(key) and count(key); see model/subject.hpp. Without
 // identity() the model tells keys apart by value, so two keys that the filter cannot tell
 // apart share its copy limit unseen: give identity() for a filter with a copy limit, or
-// C5 may fail on such an alias (the trace then names both keys).
+// C5 may fail on such an alias (the trace then names both keys). identity() is not
+// trusted blindly: keys it makes one item must get equal contains() answers (below).
 // The factory is called once per trace and must return a fresh, empty instance, the same
 // one every time (a fixed seed): a counterexample is only replayable if the
 // implementation is deterministic.
 //
+// The copy limit: traits.max_copies, else max_copies(key), else 2 * slots_per_bucket.
+// A filter that stores any number of copies declares
+//   traits.max_copies = cuckoo::model::MultisetModel::kNoCopyLimit;   // exec: max_copies=none
+// (also what a filter with neither max_copies nor slots_per_bucket, or a bool insert,
+// is assumed to have).
+//
+// Sizes (traits.size): kExact (default) compares size() with the model after every insert,
+// erase that answered true, clear and size op. kApproximate accepts an answer within
+// kApproximateSizeSlack + kApproximateSizeFraction * n of the model's n (2 + 10%), and
+// reports one outside that as a size mismatch. kAbsent never calls size() (the adapter
+// may lack it; generated traces hold no size ops, and a trace's size ops are answered
+// from the model).
+//
 // Failures of the implementation: an exception from any adapter call during a trace (the
 // factory, prepare(), an op) is a violation of that trace ("exception", with the
-// message), shrunk and reported like any other; during C2's measurement it is a FAIL of
-// C2 with the message. The audit itself does not throw for them.
+// message), shrunk and reported like any other; during C2's or C3's measurement it is a
+// FAIL of that claim with the message. The audit itself does not throw for them.
 //
 // Pipelining: an adapter whose calls are expensive one at a time (another process, see
 // exec.hpp) may have prepare(const model::Trace& t): the audit calls it with the ops it
 // is about to perform, in order, from the instance's current state: before checking a
 // trace (the checker then performs exactly t's ops, stopping early at a violation, and
-// in between asks size() after inserts, erases that answered true and clears, and after
-// an insert answered kFull contains() of every stored key, in the model's
-// distinct_keys() order), and in C2 before the inserts and before each chunk of queries
-// (C2 stops inserting at the first refusal). The adapter may perform the ops ahead of
+// in between asks size() after inserts, erases that answered true and clears, unless
+// sizes are absent or set aside (size_checks=off, below), and after an insert answered
+// kFull contains() of every stored key, in the model's distinct_keys() order; a trace's
+// own size ops are not performed when sizes are absent or set aside), in C2 before the
+// inserts, before the lookups of the stored keys and before each chunk of queries (C2
+// stops inserting at the first refusal), and in C3 before each fill (the fill stops
+// early, at kC3RefusalRun refusals in a row). The adapter may perform the ops ahead of
 // the calls and answer them from what it recorded; it must still answer every call,
 // announced or not, as the structure would at that point.
 //
-// What is run (each a ClaimResult with engine = traits.name)
-// --------------------------------------------------------
+// What is run (ClaimResults with engine = traits.name, in the order C1 C2 C3 C5 C6 C7)
+// ------------------------------------------------------------------------------------
 //   C1  filters and sets: random traces of inserts (duplicates), erases of inserted keys,
-//       lookups; every present key must be found.
+//       lookups; every present key must be found. For an adapter with identity(), also
+//       "identity-pair" traces: pairs of keys that identity() makes one item (found among
+//       kIdentitySearchKeys keys), one of each inserted, then both looked up: they must
+//       answer alike (a mismatch means identity() claims an alias the filter does not
+//       have, or the filter loses the item).
 //   C2  filters with fingerprint_bits and slots_per_bucket, or a declared
 //       false_positive_rate: load the filter to about 95% of capacity (or to its first
-//       refused insert), query keys never inserted, and hold the false positive count to
+//       refused insert), check that it finds every key it stored (a filter that loses its
+//       keys would show few false positives: FAIL, naming a lost key; nothing stored:
+//       SKIP), query keys never inserted, and hold the false positive count to
 //       the binomial bound at rate false_positive_rate when given, else
 //       p = 1 - (1 - q)^(2b), q = (2^f + 2) / 4^f (one occupied slot's match
 //       probability for a filter that maps fingerprint 0 to 1; about 2b / 2^f), at
 //       confidence subjects::stats::kDefaultAlpha. Needs capacity (else 1000 items are assumed).
-//   C5  filters whose insert returns an InsertResult: one key inserted many times, up
-//       to max_copies (2b by default), erased one copy at a time.
+//   C3  filters and sets with a known capacity: fills of distinct new keys, every other
+//       one (filters) after a burst of duplicates of one key (copy limit + 1 inserts, or
+//       2b + 1 when there is none: what fills a victim slot). A fill stops at
+//       kC3RefusalRun refusals (kFull) of new keys in a row; it FAILs when that happens
+//       below the refusal floor: 50% of capacity for sets and filters with b >= 2, 25%
+//       for b = 1 or unknown b. (One refusal at low load is not a finding: after a burst,
+//       a key whose two buckets hold the burst's copies cannot be placed; a structure that
+//       refuses everything, such as one whose victim slot is taken, fails.) Figures: the
+//       load at the first refusal (lowest and mean) and the load reached. The failing
+//       fill is a trace with refusal_floor=N refusal_run=R in its header, which
+//       replay_implementation checks (violation "C3"), shrunk.
+//   C5  filters: one key inserted many times, up to the copy limit, erased one copy at a
+//       time; sizes. With a bool insert (no copy limit observable): the erases and sizes.
 //   C6  filters and sets with a known capacity: inserts past capacity; a refused insert
 //       loses nothing and changes the size by nothing. The checker looks up every stored
 //       key after each refused insert, so a trace costs about capacity^2 lookups: above
@@ -92,10 +127,35 @@
 //       skipped when one trace alone costs more than kC6MaxOverBudget budgets).
 //   C7  exact sets: every answer equals the set model's (no false positives either).
 // Keys are small integers (0 .. a few hundred, up to about 2.3 capacity in C6; C2's
-// queries start at 2^62).
+// queries start at 2^62, C3's fills at 2^61, the identity pairs at 2^48).
+//
+// Each result is labelled by the claim that broke, not by the traces that found it: a
+// C1 trace that stops at a copy-limit violation is a finding of C5, a size mismatch is
+// one of the size claim (C5 for filters: sizes count stored copies; C7 for sets), a
+// false positive or a wrong "exists" of an exact set one of C7, a lost item one of C1 or
+// C6; exceptions and failed invariants are charged to the claim whose traces ran. The
+// traces go on after a finding of another claim, so one failure does not hide the
+// others: after a size mismatch every later trace is checked with size_checks=off in its
+// header (sizes are not compared, everything else is); a counterexample found then
+// carries it, and replay_implementation honours it. A claim's traces stop at the first
+// violation of that claim that cannot be set aside. Each claim's result has the first
+// finding's shrunk counterexample; its summary names which traces found it, how many
+// later traces broke it again (with one line for each other kind of violation), and what
+// its own traces checked (and how many stopped early at another claim's violation).
+// A violation of a claim left out by AuditOptions::claims is still reported, under its
+// claim.
+//
+// Nondeterminism: each shrunk counterexample is checked again AuditOptions::confirm_replays
+// times (5), each with a fresh instance. When it does not fail every time, the summary
+// and the trace say NOT REPRODUCIBLE (the subject is nondeterministic) and a figure gives
+// the count; the verdict stays FAIL (the subject did answer wrongly at least once).
 //
 // AuditOptions::claims restricts the run to those claims (the others are left out of the
-// report).
+// report, except as said above).
+//
+// The report's metadata: tool_version (the project version the library was built as),
+// started_utc, and command (AuditOptions::command, else a description of the call with
+// the traits and options that reproduce it).
 //
 // Caveat for filters: erasing an item that was never stored may remove a copy of another
 // item with the same fingerprint and bucket (the standard cuckoo filter contract). The
@@ -110,7 +170,9 @@
 #include <chrono>
 #include <cmath>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <iterator>
@@ -143,6 +205,22 @@ enum class ImplementationKind {
   kApproximateFilter,  // false positives allowed; duplicates stored as copies
 };
 
+// What size() answers (see "Sizes" above).
+enum class SizeMode {
+  kExact,        // the number of stored copies (items, for a set)
+  kApproximate,  // an estimate, within 2 + 10% of it
+  kAbsent,       // nothing: size() is never called
+};
+
+inline const char* to_string(SizeMode mode) noexcept {
+  switch (mode) {
+    case SizeMode::kExact: return "exact";
+    case SizeMode::kApproximate: return "approximate";
+    case SizeMode::kAbsent: return "absent";
+  }
+  return "?";
+}
+
 struct ImplementationTraits {
   // The trace header's engine name and the report's subject: letters, digits, "_", ".",
   // "-", starting with a letter or "_" ("libcuckoo.filter"). Checked: UsageError.
@@ -152,13 +230,16 @@ struct ImplementationTraits {
   unsigned fingerprint_bits = 0;
   unsigned slots_per_bucket = 0;
   // Filters: copies of one item it stores at most; 0: 2 * slots_per_bucket, or no limit
-  // when that is unknown or insert returns bool.
+  // when that is unknown or insert returns bool. model::MultisetModel::kNoCopyLimit: no
+  // limit (any number of copies is stored, or refused as kFull).
   std::uint64_t max_copies = 0;
-  // Items (slots, for a filter) the fresh instance holds; 0: unknown (C6 skipped).
+  // Items (slots, for a filter) the fresh instance holds; 0: unknown (C3 and C6 skipped).
   std::uint64_t capacity = 0;
   // Filters: the false positive rate it promises at capacity, in (0, 1); 0: derived from
   // fingerprint_bits and slots_per_bucket (C2 is skipped when neither is known).
   double false_positive_rate = 0;
+  // What size() answers: exactly, approximately, or nothing (then it is never called).
+  SizeMode size = SizeMode::kExact;
   // false: the traces hold no erase ops (the implementation cannot erase).
   bool erase_supported = true;
   // false: the traces hold no clear ops even when the adapter has clear().
@@ -183,6 +264,11 @@ struct AuditOptions {
   std::vector<std::string> claims;
   // Wall-time bound of shrinking one counterexample; 0: only the attempt bound.
   double max_shrink_seconds = 0;
+  // Times each shrunk counterexample is checked again with fresh instances (a failure
+  // that does not repeat every time is marked not reproducible); 0: not checked again.
+  std::size_t confirm_replays = 5;
+  // The report's command (what reproduces the run); empty: a description of the call.
+  std::string command;
 };
 
 // The false positive bound of C2 for a partial-key cuckoo filter with f-bit fingerprints
@@ -211,12 +297,38 @@ inline constexpr std::uint64_t kC6LookupBudget = 6'000'000;
 // C6 above kSmallCapacity is skipped when one trace alone would cost more than this many
 // times the budget.
 inline constexpr std::uint64_t kC6MaxOverBudget = 8;
+// size=approximate: an answer s for n stored is accepted when |s - n| <= slack + fraction n.
+inline constexpr std::uint64_t kApproximateSizeSlack = 2;
+inline constexpr double kApproximateSizeFraction = 0.10;
+// C3: a fill stops at this many refusals of new keys in a row; a fill that stops below
+// the refusal floor (this fraction of capacity) fails.
+inline constexpr std::uint64_t kC3RefusalRun = 8;
+inline constexpr double kC3Floor = 0.5;         // sets, and filters with b >= 2
+inline constexpr double kC3FloorSmallB = 0.25;  // filters with b = 1 or b unknown
+// C3: fills per profile step (every other one after a burst), and inserts offered per
+// profile step at most (at least one fill runs).
+inline constexpr std::size_t kC3Fills = 4;
+inline constexpr std::uint64_t kC3InsertBudget = 2'000'000;
+inline constexpr std::uint64_t kFillKeyBase = std::uint64_t{1} << 61;
+// C1's identity pairs: keys searched, pairs kept, pairs per trace.
+inline constexpr std::uint64_t kIdentitySearchKeys = std::uint64_t{1} << 18;
+inline constexpr std::size_t kIdentityPairs = 64;
+inline constexpr std::size_t kIdentityPairsPerTrace = 16;
+inline constexpr std::uint64_t kIdentityKeyBase = std::uint64_t{1} << 48;
+// Trace header parameters the adapter's check reads.
+inline constexpr const char* kSizeChecksParameter = "size_checks";      // on | off
+inline constexpr const char* kRefusalFloorParameter = "refusal_floor";  // items
+inline constexpr const char* kRefusalRunParameter = "refusal_run";      // refusals in a row
 
-// The claims audit_implementation knows.
-inline constexpr const char* kAdapterClaims[] = {"C1", "C2", "C5", "C6", "C7"};
+// The claims audit_implementation knows, in report order.
+inline constexpr const char* kAdapterClaims[] = {"C1", "C2", "C3", "C5", "C6", "C7"};
 
 template <class Impl>
 constexpr bool kHasPrepare = requires(Impl& i, const model::Trace& t) { i.prepare(t); };
+template <class Impl>
+constexpr bool kHasSize = requires(Impl& i) { i.size(); };
+template <class Impl>
+constexpr bool kHasIdentity = requires(Impl& i, std::uint64_t key) { i.identity(key); };
 
 // C6's fill-then-tail traces: the distinct keys inserted at most, and the lookups a trace
 // costs at most for a structure that refuses at `capacity`: every insert past it (the
@@ -245,24 +357,114 @@ constexpr bool bool_insert() {
   return kBoolInsert<decltype(std::declval<Impl&>().insert(std::uint64_t{}))>;
 }
 
-// The user's adapter as a subject of the model checker.
+// size=approximate: is `reported` close enough to the exact `n`?
+inline bool size_within(std::uint64_t reported, std::uint64_t n) {
+  const double slack = static_cast<double>(kApproximateSizeSlack) +
+                       kApproximateSizeFraction * static_cast<double>(n);
+  const std::uint64_t diff = reported > n ? reported - n : n - reported;
+  return static_cast<double>(diff) <= slack;
+}
+
+// "7..13": the answers size=approximate accepts for `n` stored.
+inline std::string size_tolerance_text(std::uint64_t n) {
+  const auto slack = static_cast<std::uint64_t>(static_cast<double>(kApproximateSizeSlack) +
+                                                kApproximateSizeFraction * static_cast<double>(n));
+  return std::to_string(n > slack ? n - slack : 0) + ".." + std::to_string(n + slack);
+}
+
+// "50%".
+inline std::string percent_text(double fraction) {
+  std::ostringstream text;
+  text << fraction * 100 << "%";
+  return text.str();
+}
+
+// A violation about sizes: size() disagreed with the model (whatever claim the checker
+// charged it to).
+inline bool is_size_violation(const model::Violation& v) {
+  return v.expected.rfind("size ", 0) == 0 && v.actual.rfind("size ", 0) == 0;
+}
+
+// How one trace is checked: the declared size mode (kAbsent when the trace says
+// size_checks=off) and C3's refusal floor (0: none).
+struct CheckSettings {
+  SizeMode size = SizeMode::kExact;
+  std::uint64_t refusal_floor = 0;
+  std::uint64_t refusal_run = kC3RefusalRun;
+};
+
+// Throws std::invalid_argument for a malformed size_checks, refusal_floor or refusal_run.
+inline CheckSettings settings_of(const ImplementationTraits& traits, const model::TraceParameters& p) {
+  CheckSettings s;
+  s.size = traits.size;
+  try {
+    const std::string checks = p.get_string_or(kSizeChecksParameter, "on");
+    if (checks == "off") {
+      s.size = SizeMode::kAbsent;
+    } else if (checks != "on") {
+      throw std::invalid_argument(std::string("trace header: ") + kSizeChecksParameter +
+                                  " is on or off, not '" + checks + "'");
+    }
+    s.refusal_floor = p.get_u64_or(kRefusalFloorParameter, 0);
+    s.refusal_run = std::max<std::uint64_t>(1, p.get_u64_or(kRefusalRunParameter, kC3RefusalRun));
+  } catch (const model::TraceError& e) {
+    throw std::invalid_argument(e.what());
+  }
+  return s;
+}
+
+// The user's adapter as a subject of the model checker. With a model (the checker's,
+// the same object), it answers size() as `settings` say and watches the refusal floor.
 template <class Impl>
 class ImplementationSubject {
  public:
-  ImplementationSubject(Impl& impl, const ImplementationTraits& traits)
-      : impl_(&impl), traits_(&traits) {}
+  // C3: the first time refusal_run new keys were refused in a row below the floor.
+  struct Breach {
+    std::uint64_t insert = 0;  // 0-based number of the insert call
+    std::uint64_t stored = 0;  // items stored then
+  };
+  // size=approximate: the first answer outside the tolerance.
+  struct Deviation {
+    std::uint64_t expected = 0;
+    std::uint64_t actual = 0;
+  };
+
+  ImplementationSubject(Impl& impl, const ImplementationTraits& traits,
+                        model::MultisetModel* model = nullptr, CheckSettings settings = {})
+      : impl_(&impl), traits_(&traits), model_(model), settings_(settings) {}
 
   model::InsertResult insert(std::uint64_t key) {
-    if constexpr (bool_insert<Impl>()) {
-      if (impl_->insert(key)) return model::InsertResult::kInserted;
-      return exact() ? model::InsertResult::kExists : model::InsertResult::kFull;
-    } else {
-      return model::to_model_result(impl_->insert(key));
+    const bool fresh = model_ != nullptr && model_->identity_count(key) == 0;
+    const std::uint64_t stored = model_ != nullptr ? model_->size() : 0;
+    const model::InsertResult result = raw_insert(key);
+    const std::uint64_t number = inserts_++;
+    if (settings_.refusal_floor != 0 && fresh) {
+      if (result == model::InsertResult::kFull && stored < settings_.refusal_floor) {
+        if (++refusals_in_a_row_ >= settings_.refusal_run && !breach_) {
+          breach_ = Breach{number, stored};
+        }
+      } else if (result == model::InsertResult::kInserted) {
+        refusals_in_a_row_ = 0;
+      }
     }
+    return result;
   }
   bool contains(std::uint64_t key) { return static_cast<bool>(impl_->contains(key)); }
   bool erase(std::uint64_t key) { return static_cast<bool>(impl_->erase(key)); }
-  std::uint64_t size() { return static_cast<std::uint64_t>(impl_->size()); }
+  std::uint64_t size() {
+    const std::uint64_t expected = model_ != nullptr ? model_->size() : 0;
+    if (settings_.size == SizeMode::kAbsent && model_ != nullptr) return expected;
+    if constexpr (kHasSize<Impl>) {
+      const auto actual = static_cast<std::uint64_t>(impl_->size());
+      if (settings_.size == SizeMode::kApproximate && model_ != nullptr) {
+        if (size_within(actual, expected)) return expected;
+        if (!deviation_) deviation_ = Deviation{expected, actual};
+      }
+      return actual;
+    } else {
+      return expected;
+    }
+  }
   void clear()
     requires requires(Impl& i) { i.clear(); }
   {
@@ -303,11 +505,67 @@ class ImplementationSubject {
     return t;
   }
 
+  const std::optional<Breach>& breach() const { return breach_; }
+  const std::optional<Deviation>& deviation() const { return deviation_; }
+  const CheckSettings& settings() const { return settings_; }
+
  private:
+  model::InsertResult raw_insert(std::uint64_t key) {
+    if constexpr (bool_insert<Impl>()) {
+      if (impl_->insert(key)) return model::InsertResult::kInserted;
+      return exact() ? model::InsertResult::kExists : model::InsertResult::kFull;
+    } else {
+      return model::to_model_result(impl_->insert(key));
+    }
+  }
   bool exact() const { return traits_->kind == ImplementationKind::kExactSet; }
   Impl* impl_;
   const ImplementationTraits* traits_;
+  model::MultisetModel* model_;
+  CheckSettings settings_;
+  std::uint64_t inserts_ = 0;
+  std::uint64_t refusals_in_a_row_ = 0;
+  std::optional<Breach> breach_;
+  std::optional<Deviation> deviation_;
 };
+
+// The checker's verdict on a trace, completed with what the subject wrapper saw: a C3
+// refusal-floor breach before the checker's violation, the tolerance of an approximate size.
+template <class Impl>
+std::optional<model::Violation> judged(const ImplementationSubject<Impl>& subject,
+                                       const model::Trace& trace,
+                                       std::optional<model::Violation> found, std::uint64_t seed) {
+  if (const auto& breach = subject.breach()) {
+    std::uint64_t inserts = 0;
+    std::size_t index = trace.entries.size();
+    for (std::size_t i = 0; i < trace.entries.size(); ++i) {  // bound: the trace
+      if (trace.entries[i].op.kind != model::OpKind::kInsert) continue;
+      if (inserts++ == breach->insert) {
+        index = i;
+        break;
+      }
+    }
+    if (index < trace.entries.size() && (!found || index < found->op_index)) {
+      const CheckSettings& s = subject.settings();
+      model::Violation v;
+      v.claim = "C3";
+      v.op_index = index;
+      v.op = trace.entries[index].op;
+      v.expected = "new keys stored while fewer than " + std::to_string(s.refusal_floor) +
+                   " items are stored (the refusal floor; at most " +
+                   std::to_string(s.refusal_run - 1) + " refusals of new keys in a row)";
+      v.actual = std::to_string(s.refusal_run) + " new keys refused in a row (full) with " +
+                 std::to_string(breach->stored) + " items stored";
+      v.seed = seed;
+      found = std::move(v);
+    }
+  }
+  if (found && subject.deviation() && is_size_violation(*found)) {
+    found->expected += " (size=approximate: within " +
+                       size_tolerance_text(subject.deviation()->expected) + ")";
+  }
+  return found;
+}
 
 inline model::TraceParameters header_of(const ImplementationTraits& traits) {
   model::TraceParameters p;
@@ -344,7 +602,7 @@ inline void validate(const AuditOptions& options) {
     if (std::find(std::begin(kAdapterClaims), std::end(kAdapterClaims), claim) ==
         std::end(kAdapterClaims)) {
       throw UsageError("unknown claim '" + claim +
-                       "' for an implementation audit (expected C1, C2, C5, C6 or C7)");
+                       "' for an implementation audit (expected C1, C2, C3, C5, C6 or C7)");
     }
   }
 }
@@ -378,6 +636,7 @@ inline std::string configuration_of(const ImplementationTraits& traits) {
   } else if (traits.max_copies != 0) {
     c += " max_copies=" + std::to_string(traits.max_copies);
   }
+  if (traits.size != SizeMode::kExact) c += std::string(" size=") + to_string(traits.size);
   if (!traits.erase_supported) c += " no-erase";
   if (!traits.clear_supported) c += " no-clear";
   if (!traits.notes.empty()) c += " " + traits.notes;
@@ -394,7 +653,58 @@ inline ClaimResult skipped(std::string claim, const ImplementationTraits& traits
   return r;
 }
 
-// C2: the measured false positive rate against the binomial bound.
+// The claim a violation broke (see "Each result is labelled ..." above); `row` is the
+// claim whose traces found it, charged with exceptions, failed invariants and the rest.
+inline std::string claim_broken(const ImplementationTraits& traits, const model::Violation& v,
+                                const std::string& row) {
+  const bool exact = traits.kind == ImplementationKind::kExactSet;
+  if (v.claim == "size") return exact ? "C7" : "C5";
+  if (v.claim == "C1" || v.claim == "C3" || v.claim == "C6") return v.claim;
+  if (v.claim == "C2" || v.claim == "C5") return exact ? "C7" : v.claim;
+  return row;
+}
+
+// What later traces set aside after `v`: sizes, after a size mismatch.
+inline std::vector<std::pair<std::string, std::string>> set_aside_after(
+    const ImplementationTraits& traits, const model::Violation& v) {
+  if (traits.size != SizeMode::kAbsent && is_size_violation(v)) {
+    return {{kSizeChecksParameter, "off"}};
+  }
+  return {};
+}
+
+// C3's refusal floor in items, and its fraction of capacity.
+inline double refusal_floor_fraction(const ImplementationTraits& traits) {
+  if (traits.kind == ImplementationKind::kExactSet || traits.slots_per_bucket >= 2) return kC3Floor;
+  return kC3FloorSmallB;
+}
+inline std::uint64_t refusal_floor_items(const ImplementationTraits& traits) {
+  return static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(traits.capacity) * refusal_floor_fraction(traits)));
+}
+
+// C3's burst: the copy limit + 1 inserts of one key, or 2b + 1 (b = 4 when unknown) when
+// there is no limit.
+template <class Impl>
+std::uint64_t burst_length(const ImplementationTraits& traits) {
+  std::uint64_t limit = model::MultisetModel::kNoCopyLimit;
+  if (!bool_insert<Impl>()) {
+    if (traits.max_copies != 0) {
+      limit = traits.max_copies;
+    } else if (traits.slots_per_bucket != 0) {
+      limit = 2ULL * traits.slots_per_bucket;
+    }
+  }
+  if (limit != model::MultisetModel::kNoCopyLimit) return std::min<std::uint64_t>(limit + 1, 129);
+  return 2ULL * (traits.slots_per_bucket != 0 ? traits.slots_per_bucket : 4) + 1;
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// C2: the measured false positive rate against the binomial bound, after checking that
+// the filter finds the keys it stored.
 template <class Factory>
 ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::uint64_t queries,
                         std::uint64_t seed) {
@@ -410,39 +720,88 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
   subjects::TraceRng rng(seed);
   const std::uint64_t key_offset = rng.below(std::uint64_t{1} << 40);
   std::uint64_t stored = 0;
+  std::uint64_t lost = 0;
+  std::optional<std::uint64_t> first_lost;
   std::uint64_t positives = 0;
-  try {
-    auto impl = make();
-    ImplementationSubject subject(impl, traits);
+  auto announce = [&traits](Impl& impl, auto&& fill) {
     if constexpr (kHasPrepare<Impl>) {
       model::Trace plan;
       plan.engine = traits.name;
-      for (std::uint64_t k = 0; k < target; ++k) plan.add(model::Op::insert(key_offset + k));
+      fill(plan);
       impl.prepare(plan);
+    } else {
+      (void)impl;
+      (void)fill;
     }
+  };
+  try {
+    auto impl = make();
+    ImplementationSubject subject(impl, traits);
+    announce(impl, [&](model::Trace& plan) {
+      for (std::uint64_t k = 0; k < target; ++k) plan.add(model::Op::insert(key_offset + k));
+    });
     for (std::uint64_t k = 0; k < target; ++k) {  // bound: target
       if (subject.insert(key_offset + k) != model::InsertResult::kInserted) break;
       ++stored;
     }
-    for (std::uint64_t first = 0; first < queries; first += kFprQueryChunk) {
-      const std::uint64_t last = std::min(queries, first + kFprQueryChunk);
-      if constexpr (kHasPrepare<Impl>) {
-        model::Trace plan;
-        plan.engine = traits.name;
-        for (std::uint64_t i = first; i < last; ++i) {
-          plan.add(model::Op::contains(kQueryKeyBase + key_offset + i));
-        }
-        impl.prepare(plan);
+    // A filter that loses its keys shows few false positives: first, every stored key.
+    announce(impl, [&](model::Trace& plan) {
+      for (std::uint64_t k = 0; k < stored; ++k) plan.add(model::Op::contains(key_offset + k));
+    });
+    for (std::uint64_t k = 0; k < stored; ++k) {  // bound: stored
+      if (!subject.contains(key_offset + k)) {
+        ++lost;
+        if (!first_lost) first_lost = key_offset + k;
       }
-      for (std::uint64_t i = first; i < last; ++i) {  // bound: queries
-        positives += subject.contains(kQueryKeyBase + key_offset + i) ? 1 : 0;
+    }
+    if (lost == 0 && stored != 0) {
+      for (std::uint64_t first = 0; first < queries; first += kFprQueryChunk) {
+        const std::uint64_t last = std::min(queries, first + kFprQueryChunk);
+        announce(impl, [&](model::Trace& plan) {
+          for (std::uint64_t i = first; i < last; ++i) {
+            plan.add(model::Op::contains(kQueryKeyBase + key_offset + i));
+          }
+        });
+        for (std::uint64_t i = first; i < last; ++i) {  // bound: queries
+          positives += subject.contains(kQueryKeyBase + key_offset + i) ? 1 : 0;
+        }
       }
     }
   } catch (const std::exception& e) {
     r.verdict = Verdict::kFail;
     r.summary = std::string("the implementation failed during the measurement (after ") +
                 std::to_string(stored) + " stored items): " + e.what();
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.seconds = seconds_since(start);
+    return r;
+  }
+  Figure load;
+  load.name = "load factor";
+  load.value = static_cast<double>(stored) / static_cast<double>(capacity);
+  if (stored == 0) {
+    r.verdict = Verdict::kSkipped;
+    r.summary = "the filter refused its first insert: with nothing stored there is no false "
+                "positive rate to measure (C3 checks refusals at low load).";
+    r.figures = {load};
+    r.seconds = seconds_since(start);
+    return r;
+  }
+  if (lost != 0) {
+    Figure missing;
+    missing.name = "stored keys not found";
+    missing.value = static_cast<double>(lost);
+    missing.bound = 0;
+    missing.relation = "==";
+    missing.note = "of " + std::to_string(stored) + " keys inserted (answered inserted)";
+    r.figures = {missing, load};
+    r.samples = stored;
+    r.verdict = Verdict::kFail;
+    r.summary = "the filter does not find " + std::to_string(lost) + " of the " +
+                std::to_string(stored) + " keys it stored (e.g. key " +
+                std::to_string(*first_lost) +
+                ", inserted and answered 'inserted', then contains => false): a filter that "
+                "loses its keys shows few false positives, so none were counted. C1 checks "
+                "lookups of stored keys.";
+    r.seconds = seconds_since(start);
     return r;
   }
   const double p = promised_fpr(traits);
@@ -456,9 +815,6 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
   rate.note = std::string("bound: the largest rate a filter with per-query rate ") +
               (declared ? "(declared) " : "1-(1-q)^(2b) = ") + std::to_string(p) + " shows in " +
               std::to_string(queries) + " queries except with probability 1e-9";
-  Figure load;
-  load.name = "load factor";
-  load.value = static_cast<double>(stored) / static_cast<double>(capacity);
   Figure count;
   count.name = "false positives";
   count.value = static_cast<double>(positives);
@@ -467,7 +823,8 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
   r.figures = {rate, count, load};
   r.samples = queries;
   r.verdict = positives <= max_count ? Verdict::kPass : Verdict::kFail;
-  r.summary = std::to_string(positives) + " false positives in " + std::to_string(queries) +
+  r.summary = "every one of the " + std::to_string(stored) + " stored keys found; " +
+              std::to_string(positives) + " false positives in " + std::to_string(queries) +
               " queries at load " + std::to_string(load.value) + ": " +
               (r.verdict == Verdict::kPass ? "within" : "above") + " the bound of " +
               std::to_string(max_count) + " for " +
@@ -475,8 +832,281 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
                         : "f=" + std::to_string(traits.fingerprint_bits) +
                               " b=" + std::to_string(traits.slots_per_bucket)) +
               ".";
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.seconds = seconds_since(start);
   return r;
+}
+
+// C3: one fill of a fresh instance (after a burst of `burst` inserts of one key), as the
+// trace of the inserts performed.
+struct FillOutcome {
+  std::uint64_t stored = 0;                    // items stored when it stopped
+  std::optional<std::uint64_t> first_refusal;  // items stored at the first refusal of a new key
+  bool stuck = false;                          // stopped at kC3RefusalRun refusals in a row
+  model::Trace trace;                          // the inserts performed
+};
+
+template <class Factory>
+FillOutcome run_fill(Factory& make, const ImplementationTraits& traits,
+                     const model::TraceParameters& header, std::uint64_t key_offset,
+                     std::uint64_t burst, std::uint64_t offers) {
+  using Impl = std::remove_cvref_t<decltype(make())>;
+  FillOutcome out;
+  out.trace.engine = traits.name;
+  out.trace.parameters = header;
+  for (std::uint64_t i = 0; i < burst; ++i) out.trace.add(model::Op::insert(key_offset));
+  for (std::uint64_t k = 1; k <= offers; ++k) out.trace.add(model::Op::insert(key_offset + k));
+  auto impl = make();
+  if constexpr (kHasPrepare<Impl>) {
+    model::Trace plan = out.trace;  // the measurement asks no sizes
+    plan.parameters.set(kSizeChecksParameter, "off");
+    impl.prepare(plan);
+  }
+  model::MultisetModel model;
+  if constexpr (kHasIdentity<Impl>) {
+    if (traits.kind == ImplementationKind::kApproximateFilter) {
+      model.set_identity([&impl](std::uint64_t key) { return static_cast<std::uint64_t>(impl.identity(key)); });
+    }
+  }
+  ImplementationSubject subject(impl, traits);
+  std::uint64_t in_a_row = 0;
+  std::size_t done = 0;
+  for (const model::TraceEntry& e : out.trace.entries) {  // bound: burst + offers
+    const bool fresh = model.identity_count(e.op.key) == 0;
+    const model::InsertResult result = subject.insert(e.op.key);
+    ++done;
+    if (result == model::InsertResult::kInserted) {
+      model.insert(e.op.key);
+      if (fresh) in_a_row = 0;
+    } else if (result == model::InsertResult::kFull && fresh) {
+      if (!out.first_refusal) out.first_refusal = model.size();
+      if (++in_a_row >= kC3RefusalRun) {
+        out.stuck = true;
+        break;
+      }
+    }
+  }
+  out.trace.entries.resize(done);
+  out.stored = model.size();
+  return out;
+}
+
+// C3: fills with distinct new keys; FAIL when one keeps refusing below the floor.
+template <class Factory, class Check>
+ClaimResult measure_refusal_load(Factory& make, const ImplementationTraits& traits,
+                                 std::size_t fills, std::uint64_t seed,
+                                 const model::TraceParameters& set_aside, const Check& check,
+                                 const AuditOptions& options, const TaskContext& ctx) {
+  using Impl = std::remove_cvref_t<decltype(make())>;
+  const auto start = std::chrono::steady_clock::now();
+  ClaimResult r;
+  r.claim = "C3";
+  r.engine = traits.name;
+  r.configuration = configuration_of(traits);
+  r.seed = seed;
+  const bool exact = traits.kind == ImplementationKind::kExactSet;
+  const std::uint64_t capacity = traits.capacity;
+  const std::uint64_t floor = refusal_floor_items(traits);
+  const std::uint64_t offers = c6_fill_keys(capacity);
+  const std::uint64_t burst = exact ? 0 : burst_length<Impl>(traits);
+  model::TraceParameters header = header_of(traits);
+  for (const auto& [name, value] : set_aside.entries()) header.set(name, value);
+  header.set(kRefusalFloorParameter, std::to_string(floor));
+  header.set(kRefusalRunParameter, std::to_string(kC3RefusalRun));
+  subjects::TraceRng rng(seed);
+
+  double lowest_first = std::numeric_limits<double>::infinity();
+  double sum_first = 0;
+  std::size_t refused_fills = 0;
+  double lowest_reached = std::numeric_limits<double>::infinity();
+  std::uint64_t offered = 0;
+  std::size_t done = 0;
+  std::optional<FillOutcome> failing;
+  bool failing_burst = false;
+  for (std::size_t j = 0; j < fills; ++j) {  // bound: fills
+    const bool with_burst = burst != 0 && j % 2 == 0;
+    const std::uint64_t key_offset = kFillKeyBase + rng.below(std::uint64_t{1} << 40);
+    FillOutcome fill;
+    try {
+      fill = run_fill(make, traits, header, key_offset, with_burst ? burst : 0, offers);
+    } catch (const std::exception& e) {
+      r.verdict = Verdict::kFail;
+      r.summary = "the implementation failed during fill " + std::to_string(j + 1) + ": " + e.what();
+      r.seconds = seconds_since(start);
+      return r;
+    }
+    ++done;
+    offered += fill.trace.size();
+    const double reached = static_cast<double>(fill.stored) / static_cast<double>(capacity);
+    lowest_reached = std::min(lowest_reached, reached);
+    if (fill.first_refusal) {
+      const double first = static_cast<double>(*fill.first_refusal) / static_cast<double>(capacity);
+      lowest_first = std::min(lowest_first, first);
+      sum_first += first;
+      ++refused_fills;
+    }
+    if (fill.stuck && fill.stored < floor && !failing) {
+      failing = std::move(fill);
+      failing_burst = with_burst;
+    }
+  }
+  const double floor_load = static_cast<double>(floor) / static_cast<double>(capacity);
+  Figure first;
+  first.name = "load at first refusal (lowest)";
+  first.value = refused_fills != 0 ? lowest_first : 0;
+  first.note = refused_fills != 0 ? "items stored / capacity when a new key was first refused"
+                                  : "no fill was refused";
+  Figure mean;
+  mean.name = "load at first refusal (mean)";
+  mean.value = refused_fills != 0 ? sum_first / static_cast<double>(refused_fills) : 0;
+  Figure reached;
+  reached.name = "load reached (lowest)";
+  reached.value = lowest_reached;
+  reached.bound = floor_load;
+  reached.relation = ">=";
+  reached.note = "items stored when the fill stopped (at " + std::to_string(kC3RefusalRun) +
+                 " refusals of new keys in a row, or after " + std::to_string(offers) +
+                 " new keys) / capacity; the floor is " +
+                 percent_text(refusal_floor_fraction(traits)) + " of capacity";
+  Figure fills_figure;
+  fills_figure.name = "fills";
+  fills_figure.value = static_cast<double>(done);
+  fills_figure.note = burst != 0 ? "every other one after a burst of " + std::to_string(burst) +
+                                       " inserts of one key"
+                                 : "";
+  r.figures = {first, mean, reached, fills_figure};
+  r.samples = offered;
+  const std::string loads =
+      refused_fills != 0
+          ? "first refusal of a new key at load " + std::to_string(lowest_first) + " (lowest) and " +
+                std::to_string(mean.value) + " (mean) over " + std::to_string(refused_fills) +
+                " fills that were refused"
+          : "no new key refused";
+  if (!failing) {
+    r.verdict = Verdict::kPass;
+    r.summary = std::to_string(done) + " fills of distinct new keys" +
+                (burst != 0 ? " (every other one after a burst of " + std::to_string(burst) +
+                                  " inserts of one key)"
+                            : std::string()) +
+                ": " + loads + "; every fill reached the floor of " + std::to_string(floor) +
+                " items (" + percent_text(refusal_floor_fraction(traits)) +
+                " of capacity " + std::to_string(capacity) + ") before refusing " +
+                std::to_string(kC3RefusalRun) + " new keys in a row.";
+    r.seconds = seconds_since(start);
+    return r;
+  }
+  r.verdict = Verdict::kFail;
+  std::string summary = std::string("a fill ") +
+                        (failing_burst ? "after a burst of " + std::to_string(burst) +
+                                             " inserts of one key "
+                                       : "") +
+                        "refused " + std::to_string(kC3RefusalRun) +
+                        " new keys in a row with only " + std::to_string(failing->stored) +
+                        " items stored (load " +
+                        std::to_string(static_cast<double>(failing->stored) /
+                                       static_cast<double>(capacity)) +
+                        "), below the floor of " + std::to_string(floor) + " items (" +
+                        percent_text(refusal_floor_fraction(traits)) + " of capacity " +
+                        std::to_string(capacity) + "); " + loads + ".";
+  // The counterexample: the fill's trace, checked as a trace (refusal_floor in its header).
+  std::optional<model::Violation> v;
+  try {
+    v = check(failing->trace).violation;
+  } catch (const std::exception&) {
+  }
+  if (!v) {
+    summary += " Replaying the fill found nothing: the subject is nondeterministic.";
+  } else {
+    const std::function<TraceOutcome(const model::Trace&)> check_fn = check;
+    Counterexample cx = make_counterexample(failing->trace, *v, check_fn, kDefaultShrinkAttempts,
+                                            options.max_shrink_seconds);
+    summary += " Shrunk from " + std::to_string(cx.original_ops) + " to " +
+               std::to_string(cx.shrunk_ops) + " ops";
+    if (v->claim != "C3") {
+      summary += " (its replay stops earlier, at " + v->claim + ": expected " + v->expected +
+                 ", got " + v->actual + ")";
+    }
+    summary += ".";
+    if (options.confirm_replays > 0) {
+      const std::size_t failed = count_failing_replays(model::parse_trace(cx.trace), v->claim,
+                                                       check_fn, options.confirm_replays);
+      Figure replays;
+      replays.name = "replays of the counterexample that failed";
+      replays.value = static_cast<double>(failed);
+      replays.bound = static_cast<double>(options.confirm_replays);
+      replays.relation = "==";
+      r.figures.push_back(replays);
+      if (failed < options.confirm_replays) {
+        const std::string note = not_reproducible_note(failed, options.confirm_replays);
+        summary += " " + note;
+        cx.explanation += "# " + note + "\n";
+        cx.trace += "# " + note + "\n";
+      }
+    }
+    Figure original;
+    original.name = "counterexample length (original)";
+    original.value = static_cast<double>(cx.original_ops);
+    original.unit = "ops";
+    Figure shrunk = original;
+    shrunk.name = "counterexample length (shrunk)";
+    shrunk.value = static_cast<double>(cx.shrunk_ops);
+    r.figures.push_back(original);
+    r.figures.push_back(shrunk);
+    cx.replay_command = "-";
+    ctx.save_counterexample(cx, "C3", traits.name);
+    cx.replay_command.clear();
+    if (!cx.trace_file.empty() && ctx.options != nullptr) {
+      cx.replay_command = "replay_implementation(...) on " +
+                          (ctx.options->out_dir / cx.trace_file).generic_string();
+    }
+    r.counterexample = std::move(cx);
+  }
+  r.summary = std::move(summary);
+  r.seconds = seconds_since(start);
+  return r;
+}
+
+// C1's identity pairs: keys that identity() makes one item, found among
+// kIdentitySearchKeys keys of a fresh instance (none without identity(), or when it throws).
+template <class Factory>
+std::vector<std::pair<std::uint64_t, std::uint64_t>> identity_pairs(Factory& make) {
+  using Impl = std::remove_cvref_t<decltype(make())>;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+  if constexpr (kHasIdentity<Impl>) {
+    try {
+      auto impl = make();
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> ids;
+      ids.reserve(static_cast<std::size_t>(kIdentitySearchKeys));
+      for (std::uint64_t k = 0; k < kIdentitySearchKeys; ++k) {  // bound: kIdentitySearchKeys
+        const std::uint64_t key = kIdentityKeyBase + k;
+        ids.emplace_back(static_cast<std::uint64_t>(impl.identity(key)), key);
+      }
+      std::sort(ids.begin(), ids.end());
+      for (std::size_t i = 1; i < ids.size() && pairs.size() < kIdentityPairs; ++i) {
+        if (ids[i].first != ids[i - 1].first) continue;
+        if (i >= 2 && ids[i - 2].first == ids[i].first) continue;  // one pair per identity
+        pairs.emplace_back(ids[i - 1].second, ids[i].second);
+      }
+    } catch (const std::exception&) {
+      pairs.clear();
+    }
+  } else {
+    (void)make;
+  }
+  return pairs;
+}
+
+// The report's command when AuditOptions::command is empty.
+inline std::string reproduce_command(const ImplementationTraits& traits, const AuditOptions& options) {
+  std::string c = "audit_implementation(" + traits.name + ": " + configuration_of(traits) +
+                  "; profile=" + to_string(options.profile) +
+                  " seed=" + std::to_string(options.seed);
+  if (options.traces != 0) c += " traces=" + std::to_string(options.traces);
+  if (options.fpr_queries != 0) c += " fpr_queries=" + std::to_string(options.fpr_queries);
+  if (!options.claims.empty()) {
+    c += " claims=";
+    for (std::size_t i = 0; i < options.claims.size(); ++i) c += (i == 0 ? "" : ",") + options.claims[i];
+  }
+  return c + ")";
 }
 
 // A violation for an exception thrown outside the checker's own calls (the factory,
@@ -498,9 +1128,14 @@ inline std::optional<model::Violation> adapter_failure(const model::Trace& trace
 
 // Checks `trace` against a fresh instance from `make` and the model that `traits`
 // selects (a multiset for filters, a set for exact sets). Returns the first violation,
-// or nothing. The trace's header is not used (the factory builds the instance).
+// or nothing. The instance is built by the factory; of the trace's header only these
+// parameters are read: size_checks=off (sizes are not compared, as with SizeMode::kAbsent)
+// and refusal_floor=N refusal_run=R (C3: R inserts of new keys in a row refused while
+// fewer than N items are stored is a violation "C3").
 // Throws std::invalid_argument when the trace holds an op the adapter cannot perform
-// (find, insert_or_assign, serialize_roundtrip; clear without clear()).
+// (find, insert_or_assign, serialize_roundtrip; clear without clear()) or one of those
+// parameters is malformed, UsageError when the adapter has no size() but traits.size is
+// not kAbsent.
 // An exception from the factory or prepare() is a violation at op 0 ("exception"); one
 // from an op is the checker's "exception" violation at that op.
 template <class Factory>
@@ -509,14 +1144,22 @@ std::optional<model::Violation> replay_implementation(Factory&& make,
                                                       const model::Trace& trace,
                                                       std::uint64_t seed = 0) {
   using Impl = std::remove_cvref_t<decltype(make())>;
+  if constexpr (!adapter_detail::kHasSize<Impl>) {
+    if (traits.size != SizeMode::kAbsent) {
+      throw UsageError("the adapter of " + traits.name +
+                       " has no size(): declare ImplementationTraits::size = SizeMode::kAbsent");
+    }
+  }
+  const adapter_detail::CheckSettings settings = adapter_detail::settings_of(traits, trace.parameters);
   bool checking = false;  // model::check's own errors (an op it cannot perform) propagate
   try {
     auto impl = make();
     if constexpr (adapter_detail::kHasPrepare<Impl>) impl.prepare(trace);
-    adapter_detail::ImplementationSubject subject(impl, traits);
     model::MultisetModel model;
+    adapter_detail::ImplementationSubject subject(impl, traits, &model, settings);
     checking = true;
-    return model::check(subject, model, trace, seed);
+    std::optional<model::Violation> found = model::check(subject, model, trace, seed);
+    return adapter_detail::judged(subject, trace, std::move(found), seed);
   } catch (const std::exception& e) {
     if (checking || trace.entries.empty()) throw;
     return adapter_detail::adapter_failure(trace, seed, e.what());
@@ -533,12 +1176,20 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   using Impl = std::remove_cvref_t<decltype(make())>;
   validate(traits);
   validate(options);
+  if constexpr (!kHasSize<Impl>) {
+    if (traits.size != SizeMode::kAbsent) {
+      throw UsageError("the adapter of " + traits.name +
+                       " has no size(): declare ImplementationTraits::size = SizeMode::kAbsent");
+    }
+  }
   const auto start = std::chrono::steady_clock::now();
   Report report;
   report.subject = traits.name;
   report.profile = to_string(options.profile);
   report.seed = options.seed;
-  report.command = "audit_implementation(" + traits.name + ")";
+  report.tool_version = audit_tool_version();
+  report.started_utc = utc_now_text();
+  report.command = options.command.empty() ? reproduce_command(traits, options) : options.command;
 
   RunOptions run_options;
   run_options.out_dir = options.out_dir;
@@ -551,20 +1202,30 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   const model::TraceParameters header = header_of(traits);
   constexpr bool kHasClear = requires(Impl& i) { i.clear(); };
   const bool clear_ops = kHasClear && traits.clear_supported;
+  const std::string replay_prefix = "replay_implementation(...) on";
 
   auto check = [&make, &traits](const model::Trace& t) {
     TraceOutcome out;
     out.violation = replay_implementation(make, traits, t);
     return out;
   };
-  auto run_plan = [&](const std::string& claim, const std::string& checked, std::size_t count,
-                      std::function<model::Trace(std::uint64_t, std::size_t)> generate) {
+  auto context_for = [&](const std::string& claim) {
     TaskContext ctx;
     ctx.seed = task_seed(options.seed, claim, traits.name, configuration);
     ctx.profile = options.profile;
     ctx.options = &run_options;
+    return ctx;
+  };
+  FindingLedger ledger;
+  std::deque<PlanCoverage> coverage;      // per trace plan, in the order run
+  std::map<std::string, ClaimResult> measured;  // C2, C3 and skipped claims
+  auto run_plan = [&](const std::string& claim, const std::string& name, const std::string& checked,
+                      std::size_t count,
+                      std::function<model::Trace(std::uint64_t, std::size_t)> generate,
+                      const std::string& hint = "") {
     TraceCheckPlan plan;
     plan.claim = claim;
+    plan.name = name;
     plan.engine = traits.name;
     plan.configuration = configuration;
     plan.checked = checked;
@@ -572,8 +1233,15 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     plan.generate = std::move(generate);
     plan.check = check;
     plan.max_shrink_seconds = options.max_shrink_seconds;
-    plan.replay_command_prefix = "replay_implementation(...) on";
-    report.results.push_back(run_trace_check(plan, ctx.seed, &ctx));
+    plan.replay_command_prefix = replay_prefix;
+    plan.label = [&traits, claim](const model::Violation& v) { return claim_broken(traits, v, claim); };
+    plan.set_aside = [&traits](const model::Violation& v) { return set_aside_after(traits, v); };
+    plan.confirm_replays = options.confirm_replays;
+    plan.hint = hint;
+    // The seed of the claim's main plan is the claim's task seed, as before plans had names.
+    coverage.push_back(run_labelled_trace_check(
+        plan, task_seed(options.seed, name == claim ? claim : name, traits.name, configuration),
+        ledger));
   };
   // Keys: a range that fits well within capacity, so that C1 / C5 / C7 traces are about
   // answers, not about filling up (C6 fills).
@@ -586,14 +1254,42 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     s.weights = weights;
     s.weights.clear = clear_ops ? 1 : 0;
     if (!traits.erase_supported) s.weights.erase = 0;
+    if (traits.size == SizeMode::kAbsent) s.weights.size = 0;
     s.erase_present_percent = 100;
     s.insert_values = exact;
     return s;
   };
 
-  // C1
+  // C1: identity pairs first (when identity() is wrong, the other traces' findings are
+  // about it), then the random traces.
+  if (wanted(options, "C1") && !exact) {
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs = identity_pairs(make);
+    if (!pairs.empty()) {
+      const std::size_t per_trace = static_cast<std::size_t>(std::max<std::uint64_t>(
+          1, std::min<std::uint64_t>(kIdentityPairsPerTrace, capacity / 4)));
+      const std::size_t count = (pairs.size() + per_trace - 1) / per_trace;
+      run_plan("C1", "C1 identity-pair",
+               "keys that identity() makes one item answer contains() alike", count,
+               [&, per_trace](std::uint64_t, std::size_t index) {
+                 model::Trace t;
+                 t.engine = traits.name;
+                 t.parameters = header;
+                 const std::size_t first = index * per_trace;
+                 const std::size_t last = std::min(pairs.size(), first + per_trace);
+                 for (std::size_t i = first; i < last; ++i) t.add(model::Op::insert(pairs[i].first));
+                 for (std::size_t i = first; i < last; ++i) {
+                   t.add(model::Op::contains(pairs[i].first));
+                   t.add(model::Op::contains(pairs[i].second));
+                 }
+                 return t;
+               },
+               "The two keys share an identity() value, so the model holds them one item: "
+               "if the filter can tell them apart, identity() is what is wrong (the model "
+               "counts copies and the copy limit by it).");
+    }
+  }
   if (wanted(options, "C1")) {
-    run_plan("C1", "every inserted, not erased key is found", traces,
+    run_plan("C1", "C1", "every inserted, not erased key is found", traces,
              [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
                return subjects::generate_trace(traits.name, header,
@@ -602,33 +1298,17 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                                      rng.next());
              });
   }
-  // C2
-  if (!wanted(options, "C2")) {
-  } else if (exact) {
-    report.results.push_back(
-        skipped("C2", traits, "an exact set has no false positives; C7 checks that."));
-  } else if (promised_fpr(traits) == 0) {
-    report.results.push_back(skipped(
-        "C2", traits,
-        "neither a false positive rate nor fingerprint_bits and slots_per_bucket are given: "
-        "no bound to hold."));
-  } else {
-    const std::uint64_t queries =
-        options.fpr_queries != 0 ? options.fpr_queries : kQuickFprQueries * scale;
-    report.results.push_back(measure_fpr(
-        make, traits, queries, task_seed(options.seed, "C2", traits.name, configuration)));
-  }
   // C5
   if (!wanted(options, "C5")) {
   } else if (exact) {
-    report.results.push_back(skipped("C5", traits, "an exact set stores no copies."));
-  } else if (bool_insert<Impl>()) {
-    report.results.push_back(skipped(
-        "C5", traits,
-        "insert returns bool, so a refusal at the copy limit cannot be told from kFull."));
+    measured["C5"] = skipped("C5", traits, "an exact set stores no copies.");
   } else {
-    run_plan("C5", "duplicate inserts up to the copy limit, erase of one copy, sizes", traces,
-             [&](std::uint64_t seed, std::size_t) {
+    run_plan("C5", "C5",
+             bool_insert<Impl>()
+                 ? "duplicate inserts, erase of one copy, sizes; insert returns bool, so no "
+                   "copy limit is observed"
+                 : "duplicate inserts up to the copy limit, erase of one copy, sizes",
+             traces, [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
                return subjects::generate_trace(traits.name, header,
                                      shape_with(subjects::OpWeights{50, 25, 15, 10, 0, 0, 0, 0},
@@ -639,9 +1319,9 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   // C6
   if (!wanted(options, "C6")) {
   } else if (traits.capacity == 0) {
-    report.results.push_back(skipped("C6", traits, "capacity is not given: cannot overfill."));
+    measured["C6"] = skipped("C6", traits, "capacity is not given: cannot overfill.");
   } else if (traits.capacity <= kSmallCapacity) {
-    run_plan("C6", "inserts past capacity, then every stored key", traces,
+    run_plan("C6", "C6", "inserts past capacity, then every stored key", traces,
              [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
                const std::uint64_t keys = traits.capacity + 1 + rng.below(traits.capacity + 1);
@@ -652,12 +1332,12 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                return subjects::generate_trace(traits.name, header, s, rng.next());
              });
   } else if (c6_trace_cost(traits.capacity) > kC6MaxOverBudget * kC6LookupBudget * scale) {
-    report.results.push_back(skipped(
+    measured["C6"] = skipped(
         "C6", traits,
         "capacity " + std::to_string(traits.capacity) + " needs about " +
             std::to_string(c6_trace_cost(traits.capacity)) +
             " lookups per trace (every stored key after each refused insert), above this "
-            "profile's budget: audit an instance with a smaller capacity, or a larger profile."));
+            "profile's budget: audit an instance with a smaller capacity, or a larger profile.");
   } else {
     // Insert distinct keys in random order to 2.25 capacity (and up to 1/16 more), then a
     // short random tail over the same keys: the refused inserts come at the end of the
@@ -665,7 +1345,7 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     const std::uint64_t budget = kC6LookupBudget * scale;
     const std::size_t c6_traces = static_cast<std::size_t>(std::max<std::uint64_t>(
         1, std::min<std::uint64_t>(traces, budget / c6_trace_cost(traits.capacity))));
-    run_plan("C6", "fills past capacity, then a mixed tail; every stored key after each refusal",
+    run_plan("C6", "C6", "fills past capacity, then a mixed tail; every stored key after each refusal",
              c6_traces, [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
                const std::uint64_t keys = 2 * traits.capacity + traits.capacity / 4 + 1 +
@@ -694,9 +1374,9 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   // C7
   if (!wanted(options, "C7")) {
   } else if (!exact) {
-    report.results.push_back(skipped("C7", traits, "applies to exact sets only."));
+    measured["C7"] = skipped("C7", traits, "applies to exact sets only.");
   } else {
-    run_plan("C7", "every answer equals the set model's, absent keys included", traces,
+    run_plan("C7", "C7", "every answer equals the set model's, absent keys included", traces,
              [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
                return subjects::generate_trace(traits.name, header,
@@ -705,7 +1385,60 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                                      rng.next());
              });
   }
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // C3 (after the traces: what they set aside applies to its counterexample too)
+  if (!wanted(options, "C3")) {
+  } else if (traits.capacity == 0) {
+    measured["C3"] = skipped("C3", traits, "capacity is not given: no load to reach.");
+  } else {
+    const std::uint64_t per_fill = c6_fill_keys(traits.capacity) + burst_length<Impl>(traits);
+    const std::size_t fills = static_cast<std::size_t>(std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>(kC3Fills * scale, kC3InsertBudget * scale / per_fill)));
+    const TaskContext ctx = context_for("C3");
+    measured["C3"] = measure_refusal_load(make, traits, fills, ctx.seed, ledger.set_aside, check,
+                                          options, ctx);
+  }
+  // C2
+  if (!wanted(options, "C2")) {
+  } else if (exact) {
+    measured["C2"] = skipped("C2", traits, "an exact set has no false positives; C7 checks that.");
+  } else if (promised_fpr(traits) == 0) {
+    measured["C2"] = skipped(
+        "C2", traits,
+        "neither a false positive rate nor fingerprint_bits and slots_per_bucket are given: "
+        "no bound to hold.");
+  } else {
+    const std::uint64_t queries =
+        options.fpr_queries != 0 ? options.fpr_queries : kQuickFprQueries * scale;
+    measured["C2"] = measure_fpr(make, traits, queries,
+                                 task_seed(options.seed, "C2", traits.name, configuration));
+  }
+
+  // One result per claim: a measurement, or the traces that checked it and its finding.
+  auto result_of = [&](const std::string& claim) -> std::optional<ClaimResult> {
+    const Finding* finding = ledger.find(claim);
+    const auto it = measured.find(claim);
+    if (it != measured.end() && (finding == nullptr || it->second.verdict != Verdict::kSkipped)) {
+      return it->second;
+    }
+    std::vector<const PlanCoverage*> plans;
+    for (const PlanCoverage& c : coverage) {
+      if (c.claim == claim) plans.push_back(&c);
+    }
+    if (plans.empty() && finding == nullptr) return std::nullopt;
+    const TaskContext ctx = context_for(claim);
+    return labelled_claim_result(claim, traits.name, configuration, plans, finding, ctx.seed, &ctx,
+                                 replay_prefix);
+  };
+  for (const char* claim : kAdapterClaims) {
+    if (auto r = result_of(claim)) report.results.push_back(std::move(*r));
+  }
+  for (const Finding& f : ledger.findings) {  // any other claim a finding was charged to
+    if (std::find_if(std::begin(kAdapterClaims), std::end(kAdapterClaims),
+                     [&f](const char* c) { return f.claim == c; }) == std::end(kAdapterClaims)) {
+      if (auto r = result_of(f.claim)) report.results.push_back(std::move(*r));
+    }
+  }
+  report.seconds = seconds_since(start);
   return report;
 }
 
