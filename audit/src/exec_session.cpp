@@ -411,14 +411,10 @@ ImplementationTraits ExecSession::traits() const {
     t.max_copies = d.max_copies;
     t.false_positive_rate = d.fpr;
   }
+  t.size = d.size;
   t.erase_supported = d.deletes;
   t.clear_supported = d.clear;
-  switch (d.size) {
-    case ExecSizeMode::kExact: break;
-    case ExecSizeMode::kApproximate: t.notes = "size=approximate (not checked)"; break;
-    case ExecSizeMode::kAbsent: t.notes = "size=absent (not checked)"; break;
-  }
-  t.notes += std::string(t.notes.empty() ? "" : " ") + "keys=" + to_string(options_.keys);
+  t.notes = std::string("keys=") + to_string(options_.keys);
   t.trace_parameters["keys"] = to_string(options_.keys);
   return t;
 }

@@ -2,17 +2,12 @@
 // pipelining over the session, the shadow of the checker's model, the restarts that ask
 // what was not recorded) and the audit itself. See exec.hpp.
 #include <algorithm>
-#include <ctime>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "cuckoo/audit/exec.hpp"
 #include "exec_detail.hpp"
-
-#ifndef CUCKOO_VERSION
-#define CUCKOO_VERSION "unknown"
-#endif
 
 namespace cuckoo::audit {
 
@@ -27,22 +22,10 @@ using exec_detail::Role;
 using exec_detail::Slot;
 using exec_detail::takes_key;
 
-namespace {
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
-
-}  // namespace
-
 // ---- the adapter --------------------------------------------------------------------------------
 
-ExecSubject::ExecSubject(ExecSession& session) : session_(&session) {}
+ExecSubject::ExecSubject(ExecSession& session)
+    : session_(&session), ask_sizes_(session.declarations().size != SizeMode::kAbsent) {}
 
 bool ExecSubject::ahead() const {
   const std::size_t end = failure_ ? std::min(failure_->index, rec_.size()) : rec_.size();
@@ -53,7 +36,6 @@ bool ExecSubject::ahead() const {
 }
 
 void ExecSubject::append_plan(std::vector<Slot>& slots, std::size_t from, bool predict) const {
-  const bool exact_size = session_->declarations().size == ExecSizeMode::kExact;
   // The answers the current recording holds, to place the lookups after each `full`.
   std::vector<Resp> answers;
   std::optional<model::MultisetModel> walk;
@@ -73,11 +55,13 @@ void ExecSubject::append_plan(std::vector<Slot>& slots, std::size_t from, bool p
     s.role = Role::kOp;
     s.op = static_cast<std::uint32_t>(i);
     s.key = op.key;
+    // Sizes not asked: the checker answers a trace's size op from its model.
+    if (s.req == Req::kSize && !ask_sizes_) continue;
     slots.push_back(s);
-    if (mutating(s.req)) {
+    if (mutating(s.req) && ask_sizes_) {
       Slot size;
       size.req = Req::kSize;
-      size.role = exact_size ? Role::kExtra : Role::kLocal;
+      size.role = Role::kExtra;
       slots.push_back(size);
     }
     if (!walk) continue;
@@ -150,6 +134,8 @@ void ExecSubject::load(std::vector<Slot> slots, std::size_t prefix) {
 }
 
 void ExecSubject::prepare(const model::Trace& trace) {
+  ask_sizes_ = session_->declarations().size != SizeMode::kAbsent &&
+               trace.parameters.get_string_or(adapter_detail::kSizeChecksParameter, "on") != "off";
   ops_.clear();
   ops_.reserve(trace.entries.size());
   for (const model::TraceEntry& e : trace.entries) {
@@ -302,14 +288,15 @@ bool ExecSubject::erase(std::uint64_t key) { return call(Req::kErase, key).resp 
 void ExecSubject::clear() { (void)call(Req::kClear, 0); }
 
 std::uint64_t ExecSubject::size() {
+  // size=absent (or size_checks=off): never asked. The adapter's checks do not call this
+  // then; a direct call gets the consumed state's size.
+  if (!ask_sizes_) return shadow_.size();
   const Slot s = call(Req::kSize, 0);
-  // size=approximate or absent: a trace's own size op is still sent (its answer must be
-  // well formed), the checker's others are not (kLocal); all are answered from the
-  // consumed state, so the size checks hold trivially.
-  if (session_->declarations().size != ExecSizeMode::kExact) return shadow_.size();
+  // size=approximate: the adapter holds the number to its tolerance.
   if (s.resp != Resp::kNumber) {
     throw SubjectError(SubjectFailure::kInvalidResponse,
-                       "answered 'unknown' to 'size' but declared size=exact",
+                       std::string("answered 'unknown' to 'size' but declared size=") +
+                           to_string(session_->declarations().size),
                        session_->stderr_tail());
   }
   return s.number;
@@ -332,12 +319,11 @@ AuditOptions exec_audit_options(const ExecSession& session, const AuditOptions& 
 
 Report audit_exec(ExecSession& session, const AuditOptions& options) {
   session.start();
-  const std::string started = utc_now();
   const ImplementationTraits traits = session.traits();
+  // The metadata (version, start time, command) come from audit_implementation; the
+  // command line is the CLI's to fill.
   Report report = audit_implementation([&session] { return session.instance(); }, traits,
                                        exec_audit_options(session, options));
-  report.tool_version = CUCKOO_VERSION;
-  report.started_utc = started;
   report.subject = traits.name + " (declares: " + session.declarations().text() +
                    "; keys=" + to_string(session.options().keys) + ")";
   return report;

@@ -79,6 +79,10 @@ const cuckoo::audit::ClaimResult& result_for(const cuckoo::audit::Report& r, con
   throw std::runtime_error("no result for " + claim);
 }
 
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 bool reaped(pid_t pid) {
   if (pid <= 0) return true;
   errno = 0;
@@ -346,18 +350,28 @@ TEST(ExecSubject, TheLookupsAfterFullAreAskedAgainstTheRightState) {
   EXPECT_EQ(s.stats().starts, 1U);
 }
 
-TEST(ExecSubject, DeclaredAbsentSizesAreAnsweredFromTheModel) {
+TEST(ExecSubject, DeclaredAbsentSizesAreNeverAsked) {
   REQUIRE_PYTHON();
+  // The subject answers `error` to `size`: the audit must never send one.
   ExecSession s(py("filter-no-size"));
   s.start();
   EXPECT_FALSE(s.traits().erase_supported);
   EXPECT_FALSE(s.traits().clear_supported);
+  EXPECT_EQ(s.traits().size, ExecSizeMode::kAbsent);
   cuckoo::audit::AuditOptions o;
   o.traces = 30;
   o.fpr_queries = 5000;
   const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
   EXPECT_TRUE(r.all_passed());
-  for (const auto& c : r.results) EXPECT_NE(c.configuration.find("size=absent"), std::string::npos);
+  for (const auto& c : r.results) {
+    EXPECT_NE(c.configuration.find("size=absent"), std::string::npos);
+    EXPECT_NE(c.verdict, Verdict::kFail) << c.claim << ": " << c.summary;
+  }
+  // A trace's own size op is answered from the model, not sent.
+  Trace t;
+  t.add(Op::insert(1));
+  t.add(Op::size());
+  EXPECT_EQ(cuckoo::audit::replay_exec(s, t), std::nullopt);
 }
 
 // ---- misbehaviour ----
@@ -574,6 +588,73 @@ TEST(ExecAudit, ASubjectThatAnswersDifferentlyWhenAskedAgainIsNotDeterministic) 
   ASSERT_EQ(r.results.size(), 1U);
   EXPECT_EQ(r.results[0].verdict, Verdict::kFail);
   EXPECT_NE(r.results[0].summary.find("not deterministic"), std::string::npos) << r.results[0].summary;
+}
+
+// ---- what the audit used to miss, through the protocol ----
+
+TEST(ExecAudit, ASizeThatLeavesOutTheVictimFailsC5AndTheOtherClaimsAreStillChecked) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("victim"));
+  s.start();
+  cuckoo::audit::AuditOptions o;
+  o.traces = 20;
+  o.fpr_queries = 5000;
+  const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
+  const auto& c5 = result_for(r, "C5");
+  ASSERT_EQ(c5.verdict, Verdict::kFail) << c5.summary;
+  EXPECT_TRUE(has(c5.summary, "(size:")) << c5.summary;
+  for (const char* claim : {"C1", "C2", "C6"}) {
+    EXPECT_EQ(result_for(r, claim).verdict, Verdict::kPass) << claim << ": " << result_for(r, claim).summary;
+  }
+  // And the victim slot refuses everything from 9 stored items on: C3.
+  const auto& c3 = result_for(r, "C3");
+  ASSERT_EQ(c3.verdict, Verdict::kFail) << c3.summary;
+  ASSERT_TRUE(c3.counterexample.has_value());
+  const Trace trace = cuckoo::model::parse_trace(c3.counterexample->trace);
+  const auto v = cuckoo::audit::replay_exec(s, trace);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->claim, "C3");
+  // The metadata come with the report.
+  EXPECT_FALSE(r.tool_version.empty());
+  EXPECT_FALSE(r.started_utc.empty());
+}
+
+TEST(ExecAudit, AnApproximateSizeIsHeldToItsToleranceOnly) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("victim-approx"));
+  s.start();
+  EXPECT_EQ(s.traits().size, ExecSizeMode::kApproximate);
+  cuckoo::audit::AuditOptions o;
+  o.traces = 20;
+  o.claims = {"C1", "C5", "C6"};
+  const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
+  for (const auto& c : r.results) EXPECT_EQ(c.verdict, Verdict::kPass) << c.claim << ": " << c.summary;
+}
+
+TEST(ExecAudit, AFilterThatStoresNothingFailsC2) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("hollow"));
+  s.start();
+  cuckoo::audit::AuditOptions o;
+  o.claims = {"C2"};
+  o.fpr_queries = 5000;
+  const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
+  ASSERT_EQ(r.results.size(), 1U);
+  EXPECT_EQ(r.results[0].verdict, Verdict::kFail) << r.results[0].summary;
+  EXPECT_TRUE(has(r.results[0].summary, "does not find")) << r.results[0].summary;
+}
+
+TEST(ExecAudit, AFailureThatDoesNotRepeatIsMarkedNotReproducible) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("coin"));
+  s.start();
+  cuckoo::audit::AuditOptions o;
+  o.traces = 20;
+  o.claims = {"C1"};
+  const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
+  const auto& c1 = result_for(r, "C1");
+  ASSERT_EQ(c1.verdict, Verdict::kFail) << c1.summary;
+  EXPECT_TRUE(has(c1.summary, "NOT REPRODUCIBLE")) << c1.summary;
 }
 
 TEST(ExecAudit, NoSubjectProcessOutlivesItsSession) {

@@ -25,10 +25,17 @@ MODES = {
     # correct
     "set": SET_HANDSHAKE,
     "filter": FILTER_HANDSHAKE,
+    # size=absent: `size` is never sent (it would get an error)
     "filter-no-size": FILTER_HANDSHAKE.replace("py.filter", "py.nosize") + " size=absent clear=no deletes=no",
     # wrong answers (claims fail, exit 1)
     "forgetful": SET_HANDSHAKE.replace("py.set", "py.forgetful"),   # evicts a key on insert
     "leaky": FILTER_HANDSHAKE.replace("py.filter", "py.leaky"),     # too many false positives
+    "hollow": FILTER_HANDSHAKE.replace("py.filter", "py.hollow"),   # stores nothing: contains is always no
+    # no copy limit; the 9th copy of a key goes to a victim slot, after which every insert
+    # is refused; size leaves the victim out (declared exact: a size finding; approximate: fine)
+    "victim": FILTER_HANDSHAKE.replace("py.filter", "py.victim") + " max_copies=none",
+    "victim-approx": FILTER_HANDSHAKE.replace("py.filter", "py.victim") + " max_copies=none size=approximate",
+    "coin": SET_HANDSHAKE.replace("py.set", "py.coin"),             # every other instance forgets (3+ keys)
     # protocol misbehaviour mid-trace (findings, exit 1)
     "crash": SET_HANDSHAKE.replace("py.set", "py.crash"),           # abort() with 5 keys stored
     "exit": SET_HANDSHAKE.replace("py.set", "py.exit"),             # exit(3) with 4 keys stored
@@ -77,6 +84,7 @@ class Structure:
         self.items = {}  # key bytes -> copies (1 for a set)
         self.order = []  # keys in insertion order (forgetful)
         self.requests = 0
+        self.victim = None  # victim modes: the key in the victim slot
 
     def total(self):
         return sum(self.items.values())
@@ -94,6 +102,12 @@ class Structure:
             self.items[key] = 1
             self.order.append(key)
             return "inserted"
+        if MODE.startswith("victim"):
+            if self.victim is not None or self.total() >= CAPACITY:
+                return "full"
+            if copies >= 8:  # its two buckets are full of its copies: kicked out for good
+                self.victim = key
+                return "inserted"
         if copies >= 8:  # 2 * slots_per_bucket
             return "duplicate_limit"
         if self.total() >= CAPACITY:
@@ -104,9 +118,18 @@ class Structure:
     def contains(self, key):
         if MODE == "leaky" and len(key) % 3 == 0:
             return "yes"
+        if MODE == "hollow":
+            return "no"
+        if MODE == "coin" and RUNS[0] % 2 == 0 and len(self.items) >= 3:
+            return "no"
+        if self.victim is not None and self.victim == key:
+            return "yes"
         return "yes" if self.items.get(key, 0) else "no"
 
     def erase(self, key):
+        if self.victim is not None and self.victim == key:
+            self.victim = None
+            return "yes"
         copies = self.items.get(key, 0)
         if not copies:
             return "no"
@@ -136,11 +159,12 @@ def handle(structure, line):
         return structure, "bye"
     if op == "size":
         if MODE == "filter-no-size":
-            return structure, "unknown"
-        return structure, str(structure.total())
+            return structure, "error size was asked although size=absent"
+        return structure, str(structure.total())  # victim modes: leaves the victim out
     if op == "clear":
         structure.items.clear()
         structure.order.clear()
+        structure.victim = None
         return structure, "ok"
     if len(words) != 2 or not words[1].startswith("x"):
         return structure, "error bad request %r" % line

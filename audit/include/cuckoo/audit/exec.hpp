@@ -20,7 +20,9 @@
 //
 // Pipelining (ExecSubject::prepare): before a trace is checked, the adapter sends all of
 // its requests at once (`new`, each op, and a `size` after every insert, erase and clear,
-// which the checker asks for), reads the responses as they come, and then answers the
+// which the checker asks for; no `size` at all, not even a trace's own, when the subject
+// declared size=absent or the trace says size_checks=off), reads the responses as they
+// come, and then answers the
 // checker's calls from the recording, verifying that each call is the one recorded next.
 // When the checker asks for something not recorded (after an insert answered `full` it
 // looks up every stored key), the adapter starts the instance again (`new`, the ops the
@@ -107,7 +109,8 @@ class SubjectError : public std::runtime_error {
 
 // ---- declarations ----------------------------------------------------------------------
 
-enum class ExecSizeMode { kExact, kApproximate, kAbsent };
+// What `size` answers (size=exact|approximate|absent): the adapter's SizeMode.
+using ExecSizeMode = SizeMode;
 
 // What the subject declares in its handshake (PROTOCOL.md's table), possibly overridden
 // by a claims file.
@@ -205,7 +208,8 @@ enum class Role : std::uint8_t {
   kExtra,   // asked ahead for the checker (a size, a lookup after `full`): may be skipped
   kReplay,  // re-establishes the consumed state after `new`; its answer must repeat
   kOther,   // `new`, `close`, a synchronous call
-  kLocal,   // like kExtra, but not sent: answered by the adapter (a size not declared exact)
+  kLocal,   // like kExtra, but not sent: answered by the adapter (unused since sizes that are
+            // not asked are left out of the plan)
 };
 
 struct Slot {
@@ -237,7 +241,7 @@ class ExecSession {
   void start();
   const ExecDeclarations& declarations() const { return declarations_; }
   // The traits audit_implementation needs (name, kind, capacity, f, b, copy limit, rate,
-  // erase and clear support; the size mode and key encoding in notes; keys=FAMILY as a
+  // size mode, erase and clear support; the key encoding in notes; keys=FAMILY as a
   // trace parameter).
   ImplementationTraits traits() const;
   const ExecOptions& options() const { return options_; }
@@ -293,6 +297,8 @@ class ExecSubject {
   model::InsertResult insert(std::uint64_t key);
   bool contains(std::uint64_t key);
   bool erase(std::uint64_t key);
+  // The subject's answer (a number: `unknown` throws SubjectError); with size=absent, or a
+  // prepared trace that says size_checks=off, the consumed state's size, not asked.
   std::uint64_t size();
   void clear();
   // The pipelining hook (adapter.hpp): the ops about to be performed, in order.
@@ -332,6 +338,7 @@ class ExecSubject {
   std::map<std::size_t, std::string> error_texts_;
   std::size_t next_op_ = 0;        // the next prepared op expected
   bool after_full_ = false;        // the last consumed op was an insert answered `full`
+  bool ask_sizes_ = true;          // `size` is sent (not size=absent, not size_checks=off)
   std::size_t lookups_at_ = std::numeric_limits<std::size_t>::max();  // next_op_ of the last restart for lookups
   std::vector<Slot> history_;      // consumed mutating requests, with their answers
   model::MultisetModel shadow_;    // the consumed state (what the checker's model holds)
