@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -601,6 +602,95 @@ TEST(AdapterGaps, TheReportCarriesVersionStartTimeAndAReproducingCommand) {
                                                 set_traits("std.unordered_set"), o)
                 .command,
             "my_audit --seed 20261121");
+}
+
+// ---- exact maps ----
+
+// A map of at most `kCapacity` keys (0: unbounded); Stale: insert_or_assign does not
+// replace the value of a key it holds; Lossy: a refused insert drops the smallest key.
+template <std::uint64_t kCapacity, bool kStale = false, bool kLossy = false>
+struct MapAdapter {
+  std::map<std::uint64_t, std::uint64_t> m;
+  bool room() const { return kCapacity == 0 || m.size() < kCapacity; }
+  cuckoo::model::InsertResult insert(std::uint64_t k, std::uint64_t v) {
+    if (m.count(k) != 0) return cuckoo::model::InsertResult::kExists;
+    if (!room()) {
+      if (kLossy) m.erase(m.begin());
+      return cuckoo::model::InsertResult::kFull;
+    }
+    m.emplace(k, v);
+    return cuckoo::model::InsertResult::kInserted;
+  }
+  cuckoo::model::InsertResult insert_or_assign(std::uint64_t k, std::uint64_t v) {
+    const auto it = m.find(k);
+    if (it != m.end()) {
+      if (!kStale) it->second = v;
+      return cuckoo::model::InsertResult::kUpdated;
+    }
+    return insert(k, v);
+  }
+  std::optional<std::uint64_t> find(std::uint64_t k) const {
+    const auto it = m.find(k);
+    if (it == m.end()) return std::nullopt;
+    return it->second;
+  }
+  bool erase(std::uint64_t k) { return m.erase(k) != 0; }
+  std::uint64_t size() const { return m.size(); }
+  void clear() { m.clear(); }
+};
+
+ImplementationTraits map_traits(std::string name, std::uint64_t capacity) {
+  ImplementationTraits t;
+  t.name = std::move(name);
+  t.kind = ImplementationKind::kExactMap;
+  t.capacity = capacity;
+  return t;
+}
+
+TEST(AdapterMaps, ABoundedMapPassesC3C6C7) {
+  const Report r = cuckoo::audit::audit_implementation([] { return MapAdapter<48>{}; },
+                                                       map_traits("std.map", 48), small_options());
+  for (const char* claim : {"C3", "C6", "C7"}) {
+    EXPECT_EQ(result_for(r, claim).verdict, Verdict::kPass) << claim << ": " << result_for(r, claim).summary;
+  }
+  for (const char* claim : {"C1", "C2", "C5"}) {
+    EXPECT_EQ(result_for(r, claim).verdict, Verdict::kSkipped) << claim;
+  }
+  EXPECT_TRUE(has(result_for(r, "C7").summary, "insert_or_assign, find")) << result_for(r, "C7").summary;
+  EXPECT_TRUE(has(result_for(r, "C7").configuration, "exact map")) << result_for(r, "C7").configuration;
+}
+
+TEST(AdapterMaps, AStaleAssignFailsC7WithAShrunkReplayableTrace) {
+  const ImplementationTraits traits = map_traits("stale.map", 0);
+  const Report r = cuckoo::audit::audit_implementation([] { return MapAdapter<0, true>{}; }, traits,
+                                                       small_options());
+  const ClaimResult& c7 = result_for(r, "C7");
+  ASSERT_EQ(c7.verdict, Verdict::kFail) << c7.summary;
+  ASSERT_TRUE(c7.counterexample.has_value());
+  EXPECT_LE(c7.counterexample->shrunk_ops, 3U) << c7.counterexample->trace;
+  const cuckoo::model::Trace trace = cuckoo::model::parse_trace(c7.counterexample->trace);
+  EXPECT_EQ(trace.parameters.get_string("kind"), "exact_map");
+  EXPECT_TRUE(cuckoo::audit::replay_implementation([] { return MapAdapter<0, true>{}; }, traits, trace));
+  EXPECT_FALSE(cuckoo::audit::replay_implementation([] { return MapAdapter<0>{}; }, traits, trace));
+}
+
+TEST(AdapterMaps, LosingAnEntryOnARefusedInsertFailsC6) {
+  AuditOptions o = small_options();
+  o.claims = {"C6"};
+  const Report r = cuckoo::audit::audit_implementation([] { return MapAdapter<8, false, true>{}; },
+                                                       map_traits("lossy.map", 8), o);
+  const ClaimResult& c6 = result_for(r, "C6");
+  ASSERT_EQ(c6.verdict, Verdict::kFail) << c6.summary;
+  EXPECT_LE(c6.counterexample->shrunk_ops, 10U) << c6.counterexample->trace;
+}
+
+TEST(AdapterMaps, TheKindMustMatchTheAdapter) {
+  EXPECT_THROW(cuckoo::audit::audit_implementation([] { return MapAdapter<0>{}; },
+                                                   set_traits("map.as.set"), small_options()),
+               cuckoo::audit::UsageError);
+  EXPECT_THROW(cuckoo::audit::audit_implementation([] { return SetAdapter{}; },
+                                                   map_traits("set.as.map", 0), small_options()),
+               cuckoo::audit::UsageError);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Auditing another implementation: the claims that apply to any approximate membership
-// filter or exact set (C1, C2, C3, C5, C6, C7), run against your code through a small
-// adapter, reported in the same Report structure as the project's own engines, with
+// filter, exact set or exact map (C1, C2, C3, C5, C6, C7), run against your code through a
+// small adapter, reported in the same Report structure as the project's own engines, with
 // shrunk, replayable counterexample traces.
 //
 // Usage
@@ -54,6 +54,17 @@
 // The factory is called once per trace and must return a fresh, empty instance, the same
 // one every time (a fixed seed): a counterexample is only replayable if the
 // implementation is deterministic.
+//
+// Exact maps (traits.kind = ImplementationKind::kExactMap): insert(key, value) and
+// find(key) (returning std::optional<std::uint64_t>, a pointer, or anything testable and
+// dereferenceable) instead of insert(key) and contains(key); erase(key); size() as above;
+// optional insert_or_assign(key, value), contains(key), clear(), check_invariants(),
+// prepare(). insert returns an InsertResult, or bool (false: kExists for a key the map
+// holds, else kFull); insert_or_assign an InsertResult, or bool (true: inserted, false:
+// assigned). Checked against model::MapModel: every answer (find's value included) and
+// size equal the model's (C7); with a capacity, insert may answer kFull for a new key,
+// and then nothing may be lost (C6); C3's fills insert values too. A map adapter with
+// another kind, or kExactMap without a map adapter, is a UsageError.
 //
 // The copy limit: traits.max_copies, else max_copies(key), else 2 * slots_per_bucket.
 // A filter that stores any number of copies declares
@@ -126,6 +137,9 @@
 //       a budget of kC6LookupBudget lookups per profile step (at least one trace; C6 is
 //       skipped when one trace alone costs more than kC6MaxOverBudget budgets).
 //   C7  exact sets: every answer equals the set model's (no false positives either).
+//       Exact maps: random traces of insert, insert_or_assign (when the adapter has it),
+//       find, contains, erase, size (and clear); every answer equals MapModel's.
+//   For an exact map C1, C2 and C5 are SKIP (C7 checks every answer; no copies).
 // Keys are small integers (0 .. a few hundred, up to about 2.3 capacity in C6; C2's
 // queries start at 2^62, C3's fills at 2^61, the identity pairs at 2^48).
 //
@@ -193,6 +207,7 @@
 #include "cuckoo/subjects/trace_gen.hpp"
 #include "cuckoo/model/checker.hpp"
 #include "cuckoo/model/insert_result.hpp"
+#include "cuckoo/model/map_model.hpp"
 #include "cuckoo/model/multiset_model.hpp"
 #include "cuckoo/model/subject.hpp"
 #include "cuckoo/model/trace.hpp"
@@ -203,6 +218,7 @@ namespace cuckoo::audit {
 enum class ImplementationKind {
   kExactSet,           // contains() is exact: no false positives; set semantics
   kApproximateFilter,  // false positives allowed; duplicates stored as copies
+  kExactMap,           // keys with values: insert(key, value), find(key); the map model
 };
 
 // What size() answers (see "Sizes" above).
@@ -329,6 +345,12 @@ template <class Impl>
 constexpr bool kHasSize = requires(Impl& i) { i.size(); };
 template <class Impl>
 constexpr bool kHasIdentity = requires(Impl& i, std::uint64_t key) { i.identity(key); };
+// An exact map's adapter: insert(key, value) and find(key).
+template <class Impl>
+constexpr bool kMapAdapter = requires(Impl& i, std::uint64_t key, std::uint64_t value) {
+  i.insert(key, value);
+  i.find(key);
+};
 
 // C6's fill-then-tail traces: the distinct keys inserted at most, and the lookups a trace
 // costs at most for a structure that refuses at `capacity`: every insert past it (the
@@ -413,10 +435,9 @@ inline CheckSettings settings_of(const ImplementationTraits& traits, const model
   return s;
 }
 
-// The user's adapter as a subject of the model checker. With a model (the checker's,
-// the same object), it answers size() as `settings` say and watches the refusal floor.
-template <class Impl>
-class ImplementationSubject {
+// What the subject wrappers below watch besides the checker: the answers to size() as
+// `settings` say (given the model's size), and C3's refusal floor.
+class SubjectWatch {
  public:
   // C3: the first time refusal_run new keys were refused in a row below the floor.
   struct Breach {
@@ -429,41 +450,73 @@ class ImplementationSubject {
     std::uint64_t actual = 0;
   };
 
+  explicit SubjectWatch(CheckSettings settings) : settings_(settings) {}
+
+  // An insert answered `result`; `fresh`: the key was not stored (with `stored` items).
+  void insert(bool fresh, std::uint64_t stored, model::InsertResult result) {
+    const std::uint64_t number = inserts_++;
+    if (settings_.refusal_floor == 0 || !fresh) return;
+    if (result == model::InsertResult::kFull && stored < settings_.refusal_floor) {
+      if (++refusals_in_a_row_ >= settings_.refusal_run && !breach_) breach_ = Breach{number, stored};
+    } else if (result == model::InsertResult::kInserted) {
+      refusals_in_a_row_ = 0;
+    }
+  }
+  // The answer to size() when the model holds `expected` (nothing: no model) and
+  // `read()` asks the subject (nothing: it has no size()).
+  template <class Read>
+  std::uint64_t size(std::optional<std::uint64_t> expected, Read&& read) {
+    if (settings_.size == SizeMode::kAbsent && expected) return *expected;
+    const std::optional<std::uint64_t> actual = read();
+    if (!actual) return expected.value_or(0);
+    if (settings_.size == SizeMode::kApproximate && expected) {
+      if (size_within(*actual, *expected)) return *expected;
+      if (!deviation_) deviation_ = Deviation{*expected, *actual};
+    }
+    return *actual;
+  }
+
+  const std::optional<Breach>& breach() const { return breach_; }
+  const std::optional<Deviation>& deviation() const { return deviation_; }
+  const CheckSettings& settings() const { return settings_; }
+
+ private:
+  CheckSettings settings_;
+  std::uint64_t inserts_ = 0;
+  std::uint64_t refusals_in_a_row_ = 0;
+  std::optional<Breach> breach_;
+  std::optional<Deviation> deviation_;
+};
+
+// The user's adapter (a filter or a set) as a subject of the model checker. With a model
+// (the checker's, the same object), it answers size() as `settings` say and watches the
+// refusal floor.
+template <class Impl>
+class ImplementationSubject {
+ public:
   ImplementationSubject(Impl& impl, const ImplementationTraits& traits,
                         model::MultisetModel* model = nullptr, CheckSettings settings = {})
-      : impl_(&impl), traits_(&traits), model_(model), settings_(settings) {}
+      : impl_(&impl), traits_(&traits), model_(model), watch_(settings) {}
 
   model::InsertResult insert(std::uint64_t key) {
     const bool fresh = model_ != nullptr && model_->identity_count(key) == 0;
     const std::uint64_t stored = model_ != nullptr ? model_->size() : 0;
     const model::InsertResult result = raw_insert(key);
-    const std::uint64_t number = inserts_++;
-    if (settings_.refusal_floor != 0 && fresh) {
-      if (result == model::InsertResult::kFull && stored < settings_.refusal_floor) {
-        if (++refusals_in_a_row_ >= settings_.refusal_run && !breach_) {
-          breach_ = Breach{number, stored};
-        }
-      } else if (result == model::InsertResult::kInserted) {
-        refusals_in_a_row_ = 0;
-      }
-    }
+    watch_.insert(fresh, stored, result);
     return result;
   }
   bool contains(std::uint64_t key) { return static_cast<bool>(impl_->contains(key)); }
   bool erase(std::uint64_t key) { return static_cast<bool>(impl_->erase(key)); }
   std::uint64_t size() {
-    const std::uint64_t expected = model_ != nullptr ? model_->size() : 0;
-    if (settings_.size == SizeMode::kAbsent && model_ != nullptr) return expected;
-    if constexpr (kHasSize<Impl>) {
-      const auto actual = static_cast<std::uint64_t>(impl_->size());
-      if (settings_.size == SizeMode::kApproximate && model_ != nullptr) {
-        if (size_within(actual, expected)) return expected;
-        if (!deviation_) deviation_ = Deviation{expected, actual};
+    std::optional<std::uint64_t> expected;
+    if (model_ != nullptr) expected = model_->size();
+    return watch_.size(expected, [this]() -> std::optional<std::uint64_t> {
+      if constexpr (kHasSize<Impl>) {
+        return static_cast<std::uint64_t>(impl_->size());
+      } else {
+        return std::nullopt;
       }
-      return actual;
-    } else {
-      return expected;
-    }
+    });
   }
   void clear()
     requires requires(Impl& i) { i.clear(); }
@@ -505,9 +558,7 @@ class ImplementationSubject {
     return t;
   }
 
-  const std::optional<Breach>& breach() const { return breach_; }
-  const std::optional<Deviation>& deviation() const { return deviation_; }
-  const CheckSettings& settings() const { return settings_; }
+  const SubjectWatch& watch() const { return watch_; }
 
  private:
   model::InsertResult raw_insert(std::uint64_t key) {
@@ -522,19 +573,97 @@ class ImplementationSubject {
   Impl* impl_;
   const ImplementationTraits* traits_;
   model::MultisetModel* model_;
-  CheckSettings settings_;
-  std::uint64_t inserts_ = 0;
-  std::uint64_t refusals_in_a_row_ = 0;
-  std::optional<Breach> breach_;
-  std::optional<Deviation> deviation_;
+  SubjectWatch watch_;
+};
+
+// An exact map's adapter (insert(key, value), find(key), erase, size; optional
+// insert_or_assign, contains, clear, check_invariants) as a subject of the map checker.
+// A bool insert answers true = inserted, false = not inserted: kExists for a key the
+// model holds, else kFull (allowed only with a capacity, see traits()). A bool
+// insert_or_assign answers true = inserted, false = assigned (kUpdated).
+template <class Impl>
+class MapImplementationSubject {
+ public:
+  MapImplementationSubject(Impl& impl, const ImplementationTraits& traits,
+                           model::MapModel* model = nullptr, CheckSettings settings = {})
+      : impl_(&impl), traits_(&traits), model_(model), watch_(settings) {}
+
+  model::InsertResult insert(std::uint64_t key, std::uint64_t value) {
+    const bool fresh = model_ != nullptr && !model_->contains(key);
+    const std::uint64_t stored = model_ != nullptr ? model_->size() : 0;
+    model::InsertResult result;
+    if constexpr (kBoolInsert<decltype(impl_->insert(key, value))>) {
+      if (impl_->insert(key, value)) {
+        result = model::InsertResult::kInserted;
+      } else {
+        result = fresh || model_ == nullptr ? model::InsertResult::kFull : model::InsertResult::kExists;
+      }
+    } else {
+      result = model::to_model_result(impl_->insert(key, value));
+    }
+    watch_.insert(fresh, stored, result);
+    return result;
+  }
+  model::InsertResult insert_or_assign(std::uint64_t key, std::uint64_t value)
+    requires requires(Impl& i) { i.insert_or_assign(key, value); }
+  {
+    if constexpr (kBoolInsert<decltype(impl_->insert_or_assign(key, value))>) {
+      return impl_->insert_or_assign(key, value) ? model::InsertResult::kInserted
+                                                 : model::InsertResult::kUpdated;
+    } else {
+      return model::to_model_result(impl_->insert_or_assign(key, value));
+    }
+  }
+  std::optional<std::uint64_t> find(std::uint64_t key) {
+    return model::to_optional_value(impl_->find(key));
+  }
+  bool contains(std::uint64_t key)
+    requires requires(Impl& i) { i.contains(key); }
+  {
+    return static_cast<bool>(impl_->contains(key));
+  }
+  bool erase(std::uint64_t key) { return static_cast<bool>(impl_->erase(key)); }
+  std::uint64_t size() {
+    std::optional<std::uint64_t> expected;
+    if (model_ != nullptr) expected = model_->size();
+    return watch_.size(expected, [this]() -> std::optional<std::uint64_t> {
+      if constexpr (kHasSize<Impl>) {
+        return static_cast<std::uint64_t>(impl_->size());
+      } else {
+        return std::nullopt;
+      }
+    });
+  }
+  void clear()
+    requires requires(Impl& i) { i.clear(); }
+  {
+    impl_->clear();
+  }
+  auto check_invariants()
+    requires requires(Impl& i) { i.check_invariants(); }
+  {
+    return impl_->check_invariants();
+  }
+  model::SubjectTraits traits() const {
+    model::SubjectTraits t = model::default_map_traits();
+    t.has_growth_limit = traits_->capacity != 0;  // a capacity: kFull allowed for a new key
+    return t;
+  }
+
+  const SubjectWatch& watch() const { return watch_; }
+
+ private:
+  Impl* impl_;
+  const ImplementationTraits* traits_;
+  model::MapModel* model_;
+  SubjectWatch watch_;
 };
 
 // The checker's verdict on a trace, completed with what the subject wrapper saw: a C3
 // refusal-floor breach before the checker's violation, the tolerance of an approximate size.
-template <class Impl>
-std::optional<model::Violation> judged(const ImplementationSubject<Impl>& subject,
-                                       const model::Trace& trace,
-                                       std::optional<model::Violation> found, std::uint64_t seed) {
+inline std::optional<model::Violation> judged(const SubjectWatch& subject, const model::Trace& trace,
+                                              std::optional<model::Violation> found,
+                                              std::uint64_t seed) {
   if (const auto& breach = subject.breach()) {
     std::uint64_t inserts = 0;
     std::size_t index = trace.entries.size();
@@ -569,7 +698,9 @@ std::optional<model::Violation> judged(const ImplementationSubject<Impl>& subjec
 
 inline model::TraceParameters header_of(const ImplementationTraits& traits) {
   model::TraceParameters p;
-  p.set("kind", traits.kind == ImplementationKind::kExactSet ? "exact_set" : "filter");
+  p.set("kind", traits.kind == ImplementationKind::kExactSet   ? "exact_set"
+                : traits.kind == ImplementationKind::kExactMap ? "exact_map"
+                                                               : "filter");
   if (traits.capacity != 0) p.set("capacity", std::to_string(traits.capacity));
   if (traits.fingerprint_bits != 0) {
     p.set("fingerprint_bits", std::to_string(traits.fingerprint_bits));
@@ -622,7 +753,9 @@ inline double promised_fpr(const ImplementationTraits& traits) {
 }
 
 inline std::string configuration_of(const ImplementationTraits& traits) {
-  std::string c = traits.kind == ImplementationKind::kExactSet ? "exact set" : "filter";
+  std::string c = traits.kind == ImplementationKind::kExactSet   ? "exact set"
+                  : traits.kind == ImplementationKind::kExactMap ? "exact map"
+                                                                 : "filter";
   if (traits.fingerprint_bits != 0) c += " f=" + std::to_string(traits.fingerprint_bits);
   if (traits.slots_per_bucket != 0) c += " b=" + std::to_string(traits.slots_per_bucket);
   if (traits.capacity != 0) c += " capacity=" + std::to_string(traits.capacity);
@@ -657,9 +790,9 @@ inline ClaimResult skipped(std::string claim, const ImplementationTraits& traits
 // claim whose traces found it, charged with exceptions, failed invariants and the rest.
 inline std::string claim_broken(const ImplementationTraits& traits, const model::Violation& v,
                                 const std::string& row) {
-  const bool exact = traits.kind == ImplementationKind::kExactSet;
+  const bool exact = traits.kind != ImplementationKind::kApproximateFilter;
   if (v.claim == "size") return exact ? "C7" : "C5";
-  if (v.claim == "C1" || v.claim == "C3" || v.claim == "C6") return v.claim;
+  if (v.claim == "C1" || v.claim == "C3" || v.claim == "C6" || v.claim == "C7") return v.claim;
   if (v.claim == "C2" || v.claim == "C5") return exact ? "C7" : v.claim;
   return row;
 }
@@ -675,7 +808,9 @@ inline std::vector<std::pair<std::string, std::string>> set_aside_after(
 
 // C3's refusal floor in items, and its fraction of capacity.
 inline double refusal_floor_fraction(const ImplementationTraits& traits) {
-  if (traits.kind == ImplementationKind::kExactSet || traits.slots_per_bucket >= 2) return kC3Floor;
+  if (traits.kind != ImplementationKind::kApproximateFilter || traits.slots_per_bucket >= 2) {
+    return kC3Floor;
+  }
   return kC3FloorSmallB;
 }
 inline std::uint64_t refusal_floor_items(const ImplementationTraits& traits) {
@@ -853,40 +988,61 @@ FillOutcome run_fill(Factory& make, const ImplementationTraits& traits,
   FillOutcome out;
   out.trace.engine = traits.name;
   out.trace.parameters = header;
-  for (std::uint64_t i = 0; i < burst; ++i) out.trace.add(model::Op::insert(key_offset));
-  for (std::uint64_t k = 1; k <= offers; ++k) out.trace.add(model::Op::insert(key_offset + k));
+  const bool values = traits.kind == ImplementationKind::kExactMap;
+  auto insert_op = [values](std::uint64_t key) {
+    return model::Op::insert(key, values ? 1 + key % 1000 : 0);
+  };
+  for (std::uint64_t i = 0; i < burst; ++i) out.trace.add(insert_op(key_offset));
+  for (std::uint64_t k = 1; k <= offers; ++k) out.trace.add(insert_op(key_offset + k));
   auto impl = make();
   if constexpr (kHasPrepare<Impl>) {
     model::Trace plan = out.trace;  // the measurement asks no sizes
     plan.parameters.set(kSizeChecksParameter, "off");
     impl.prepare(plan);
   }
-  model::MultisetModel model;
-  if constexpr (kHasIdentity<Impl>) {
-    if (traits.kind == ImplementationKind::kApproximateFilter) {
-      model.set_identity([&impl](std::uint64_t key) { return static_cast<std::uint64_t>(impl.identity(key)); });
-    }
-  }
-  ImplementationSubject subject(impl, traits);
   std::uint64_t in_a_row = 0;
   std::size_t done = 0;
-  for (const model::TraceEntry& e : out.trace.entries) {  // bound: burst + offers
-    const bool fresh = model.identity_count(e.op.key) == 0;
-    const model::InsertResult result = subject.insert(e.op.key);
+  // One insert's answer; true: stop (kC3RefusalRun refusals of new keys in a row).
+  auto account = [&](bool fresh, model::InsertResult result, std::uint64_t stored) {
     ++done;
     if (result == model::InsertResult::kInserted) {
-      model.insert(e.op.key);
       if (fresh) in_a_row = 0;
     } else if (result == model::InsertResult::kFull && fresh) {
-      if (!out.first_refusal) out.first_refusal = model.size();
+      if (!out.first_refusal) out.first_refusal = stored;
       if (++in_a_row >= kC3RefusalRun) {
         out.stuck = true;
-        break;
+        return true;
       }
     }
+    return false;
+  };
+  if constexpr (kMapAdapter<Impl>) {
+    model::MapModel model;
+    MapImplementationSubject subject(impl, traits);
+    for (const model::TraceEntry& e : out.trace.entries) {  // bound: burst + offers
+      const bool fresh = !model.contains(e.op.key);
+      const model::InsertResult result = subject.insert(e.op.key, e.op.value);
+      if (result == model::InsertResult::kInserted) model.insert(e.op.key, e.op.value);
+      if (account(fresh, result, model.size())) break;
+    }
+    out.stored = model.size();
+  } else {
+    model::MultisetModel model;
+    if constexpr (kHasIdentity<Impl>) {
+      if (traits.kind == ImplementationKind::kApproximateFilter) {
+        model.set_identity([&impl](std::uint64_t key) { return static_cast<std::uint64_t>(impl.identity(key)); });
+      }
+    }
+    ImplementationSubject subject(impl, traits);
+    for (const model::TraceEntry& e : out.trace.entries) {  // bound: burst + offers
+      const bool fresh = model.identity_count(e.op.key) == 0;
+      const model::InsertResult result = subject.insert(e.op.key);
+      if (result == model::InsertResult::kInserted) model.insert(e.op.key);
+      if (account(fresh, result, model.size())) break;
+    }
+    out.stored = model.size();
   }
   out.trace.entries.resize(done);
-  out.stored = model.size();
   return out;
 }
 
@@ -903,11 +1059,13 @@ ClaimResult measure_refusal_load(Factory& make, const ImplementationTraits& trai
   r.engine = traits.name;
   r.configuration = configuration_of(traits);
   r.seed = seed;
-  const bool exact = traits.kind == ImplementationKind::kExactSet;
   const std::uint64_t capacity = traits.capacity;
   const std::uint64_t floor = refusal_floor_items(traits);
   const std::uint64_t offers = c6_fill_keys(capacity);
-  const std::uint64_t burst = exact ? 0 : burst_length<Impl>(traits);
+  std::uint64_t burst = 0;  // sets and maps store no copies
+  if constexpr (!kMapAdapter<Impl>) {
+    if (traits.kind == ImplementationKind::kApproximateFilter) burst = burst_length<Impl>(traits);
+  }
   model::TraceParameters header = header_of(traits);
   for (const auto& [name, value] : set_aside.entries()) header.set(name, value);
   header.set(kRefusalFloorParameter, std::to_string(floor));
@@ -1109,6 +1267,26 @@ inline std::string reproduce_command(const ImplementationTraits& traits, const A
   return c + ")";
 }
 
+// The adapter's shape against the traits: a map adapter (insert(key, value), find(key))
+// for kExactMap and only for it; size() unless sizes are absent. Throws UsageError.
+template <class Impl>
+void validate_adapter(const ImplementationTraits& traits) {
+  if (kMapAdapter<Impl> != (traits.kind == ImplementationKind::kExactMap)) {
+    throw UsageError(kMapAdapter<Impl>
+                         ? "the adapter of " + traits.name +
+                               " is a map's (insert(key, value), find(key)): declare "
+                               "ImplementationTraits::kind = ImplementationKind::kExactMap"
+                         : "ImplementationKind::kExactMap needs an adapter with insert(key, "
+                           "value) and find(key) (" + traits.name + "'s has not)");
+  }
+  if constexpr (!kHasSize<Impl>) {
+    if (traits.size != SizeMode::kAbsent) {
+      throw UsageError("the adapter of " + traits.name +
+                       " has no size(): declare ImplementationTraits::size = SizeMode::kAbsent");
+    }
+  }
+}
+
 // A violation for an exception thrown outside the checker's own calls (the factory,
 // prepare()): charged to the trace's first op.
 inline std::optional<model::Violation> adapter_failure(const model::Trace& trace,
@@ -1144,22 +1322,25 @@ std::optional<model::Violation> replay_implementation(Factory&& make,
                                                       const model::Trace& trace,
                                                       std::uint64_t seed = 0) {
   using Impl = std::remove_cvref_t<decltype(make())>;
-  if constexpr (!adapter_detail::kHasSize<Impl>) {
-    if (traits.size != SizeMode::kAbsent) {
-      throw UsageError("the adapter of " + traits.name +
-                       " has no size(): declare ImplementationTraits::size = SizeMode::kAbsent");
-    }
-  }
+  adapter_detail::validate_adapter<Impl>(traits);
   const adapter_detail::CheckSettings settings = adapter_detail::settings_of(traits, trace.parameters);
   bool checking = false;  // model::check's own errors (an op it cannot perform) propagate
   try {
     auto impl = make();
     if constexpr (adapter_detail::kHasPrepare<Impl>) impl.prepare(trace);
-    model::MultisetModel model;
-    adapter_detail::ImplementationSubject subject(impl, traits, &model, settings);
-    checking = true;
-    std::optional<model::Violation> found = model::check(subject, model, trace, seed);
-    return adapter_detail::judged(subject, trace, std::move(found), seed);
+    if constexpr (adapter_detail::kMapAdapter<Impl>) {
+      model::MapModel model;
+      adapter_detail::MapImplementationSubject subject(impl, traits, &model, settings);
+      checking = true;
+      std::optional<model::Violation> found = model::check(subject, model, trace, seed);
+      return adapter_detail::judged(subject.watch(), trace, std::move(found), seed);
+    } else {
+      model::MultisetModel model;
+      adapter_detail::ImplementationSubject subject(impl, traits, &model, settings);
+      checking = true;
+      std::optional<model::Violation> found = model::check(subject, model, trace, seed);
+      return adapter_detail::judged(subject.watch(), trace, std::move(found), seed);
+    }
   } catch (const std::exception& e) {
     if (checking || trace.entries.empty()) throw;
     return adapter_detail::adapter_failure(trace, seed, e.what());
@@ -1176,12 +1357,8 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   using Impl = std::remove_cvref_t<decltype(make())>;
   validate(traits);
   validate(options);
-  if constexpr (!kHasSize<Impl>) {
-    if (traits.size != SizeMode::kAbsent) {
-      throw UsageError("the adapter of " + traits.name +
-                       " has no size(): declare ImplementationTraits::size = SizeMode::kAbsent");
-    }
-  }
+  validate_adapter<Impl>(traits);
+  constexpr bool kMap = kMapAdapter<Impl>;
   const auto start = std::chrono::steady_clock::now();
   Report report;
   report.subject = traits.name;
@@ -1197,7 +1374,7 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   const std::uint64_t scale = profile_scale(options.profile);
   const std::size_t traces =
       options.traces != 0 ? options.traces : static_cast<std::size_t>(kQuickAdapterTraces * scale);
-  const bool exact = traits.kind == ImplementationKind::kExactSet;
+  const bool exact = traits.kind != ImplementationKind::kApproximateFilter;  // sets and maps
   const std::string configuration = configuration_of(traits);
   const model::TraceParameters header = header_of(traits);
   constexpr bool kHasClear = requires(Impl& i) { i.clear(); };
@@ -1262,6 +1439,13 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
 
   // C1: identity pairs first (when identity() is wrong, the other traces' findings are
   // about it), then the random traces.
+  if constexpr (kMap) {
+    if (wanted(options, "C1")) {
+      measured["C1"] = skipped("C1", traits,
+                               "an exact map: C7 checks every answer, the lookups of stored "
+                               "keys included.");
+    }
+  } else {
   if (wanted(options, "C1") && !exact) {
     const std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs = identity_pairs(make);
     if (!pairs.empty()) {
@@ -1298,8 +1482,11 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                                      rng.next());
              });
   }
+  }  // not a map
   // C5
-  if (!wanted(options, "C5")) {
+  if constexpr (kMap) {
+    if (wanted(options, "C5")) measured["C5"] = skipped("C5", traits, "an exact map stores no copies.");
+  } else if (!wanted(options, "C5")) {
   } else if (exact) {
     measured["C5"] = skipped("C5", traits, "an exact set stores no copies.");
   } else {
@@ -1374,7 +1561,21 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   // C7
   if (!wanted(options, "C7")) {
   } else if (!exact) {
-    measured["C7"] = skipped("C7", traits, "applies to exact sets only.");
+    measured["C7"] = skipped("C7", traits, "applies to exact sets and maps only.");
+  } else if (kMap) {
+    constexpr bool kHasAssign = requires(Impl& i) { i.insert_or_assign(std::uint64_t{}, std::uint64_t{}); };
+    run_plan("C7", "C7",
+             kHasAssign ? "every answer equals the map model's: insert, insert_or_assign, find, "
+                          "contains, erase, size"
+                        : "every answer equals the map model's: insert, find, contains, erase, size",
+             traces, [&](std::uint64_t seed, std::size_t) {
+               subjects::TraceRng rng(seed);
+               subjects::OpWeights w = subjects::OpWeights::map();
+               if (!kHasAssign) w.insert_or_assign = 0;
+               return subjects::generate_trace(
+                   traits.name, header,
+                   shape_with(w, 2 + rng.below(roomy_keys * 2), 100 + rng.below(201)), rng.next());
+             });
   } else {
     run_plan("C7", "C7", "every answer equals the set model's, absent keys included", traces,
              [&](std::uint64_t seed, std::size_t) {
@@ -1390,7 +1591,8 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   } else if (traits.capacity == 0) {
     measured["C3"] = skipped("C3", traits, "capacity is not given: no load to reach.");
   } else {
-    const std::uint64_t per_fill = c6_fill_keys(traits.capacity) + burst_length<Impl>(traits);
+    std::uint64_t per_fill = c6_fill_keys(traits.capacity);
+    if constexpr (!kMap) per_fill += burst_length<Impl>(traits);
     const std::size_t fills = static_cast<std::size_t>(std::max<std::uint64_t>(
         1, std::min<std::uint64_t>(kC3Fills * scale, kC3InsertBudget * scale / per_fill)));
     const TaskContext ctx = context_for("C3");
@@ -1400,17 +1602,21 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   // C2
   if (!wanted(options, "C2")) {
   } else if (exact) {
-    measured["C2"] = skipped("C2", traits, "an exact set has no false positives; C7 checks that.");
+    measured["C2"] = skipped("C2", traits,
+                             std::string("an exact ") + (kMap ? "map" : "set") +
+                                 " has no false positives; C7 checks that.");
   } else if (promised_fpr(traits) == 0) {
     measured["C2"] = skipped(
         "C2", traits,
         "neither a false positive rate nor fingerprint_bits and slots_per_bucket are given: "
         "no bound to hold.");
   } else {
-    const std::uint64_t queries =
-        options.fpr_queries != 0 ? options.fpr_queries : kQuickFprQueries * scale;
-    measured["C2"] = measure_fpr(make, traits, queries,
-                                 task_seed(options.seed, "C2", traits.name, configuration));
+    if constexpr (!kMap) {
+      const std::uint64_t queries =
+          options.fpr_queries != 0 ? options.fpr_queries : kQuickFprQueries * scale;
+      measured["C2"] = measure_fpr(make, traits, queries,
+                                   task_seed(options.seed, "C2", traits.name, configuration));
+    }
   }
 
   // One result per claim: a measurement, or the traces that checked it and its finding.
