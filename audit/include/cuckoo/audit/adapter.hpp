@@ -591,7 +591,7 @@ class MapImplementationSubject {
   model::InsertResult insert(std::uint64_t key, std::uint64_t value) {
     const bool fresh = model_ != nullptr && !model_->contains(key);
     const std::uint64_t stored = model_ != nullptr ? model_->size() : 0;
-    model::InsertResult result;
+    model::InsertResult result = model::InsertResult::kFull;
     if constexpr (kBoolInsert<decltype(impl_->insert(key, value))>) {
       if (impl_->insert(key, value)) {
         result = model::InsertResult::kInserted;
