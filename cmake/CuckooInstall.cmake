@@ -3,7 +3,9 @@
 #   cuckoo::model         the reference models, op language, trace format and checker
 #   cuckoo::subjects      the subject layer: engine adapters, trace replay, statistics,
 #                         histories and the linearizability checker
-#   cuckoo::audit         the claim runners, report writers and adapter API
+#   cuckoo::audit         the claim runners, report writers and adapter API, with the
+#                         driver that makes an adapter a command (cuckoo/audit/audit_main.hpp,
+#                         installed with the other audit headers)
 #   cuckoo::cuckoo-audit  the command (imported executable)
 # The last three exist when the audit was built (CUCKOO_BUILD_AUDIT or the tests).
 # Build-only dependencies (the warnings target) are linked as $<BUILD_INTERFACE:...> and
