@@ -150,7 +150,6 @@ std::string help_text() {
   return text;
 }
 
-
 [[noreturn]] void usage_error(const std::string& message) { throw audit::UsageError(message); }
 
 std::uint64_t parse_u64(std::string_view flag, const std::string& text) {
