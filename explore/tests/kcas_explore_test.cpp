@@ -210,30 +210,25 @@ ex::Scenario peeks() {
   };
 }
 
-TEST(KcasExplored, PeeksAreLinearizable) {
+// Random walks and PCT (1,500 each; 50,000 in the long lane) and every schedule with 1
+// preemption (capped at 200,000; 2,000,000), each of which must pass.
+void explore_three_ways(const ex::Scenario& scenario, std::uint64_t seed, const std::string& what) {
   const std::uint64_t runs = long_lane() ? 50'000 : 1'500;
-  const ex::Result w = ex::random_walk(peeks(), 0x9eec, runs);
-  report("kcas 2 movers + peeker random", w);
+  const ex::Result w = ex::random_walk(scenario, seed, runs);
+  report(what + " random", w);
   EXPECT_FALSE(w.failed) << w.message;
-  const ex::Result p = ex::pct(peeks(), 0x9eec, 3, runs);
-  report("kcas 2 movers + peeker pct(3)", p);
+  const ex::Result p = ex::pct(scenario, seed, 3, runs);
+  report(what + " pct(3)", p);
   EXPECT_FALSE(p.failed) << p.message;
-  const ex::Result b = ex::bounded(peeks(), 1, long_lane() ? 2'000'000 : 200'000);
-  report("kcas 2 movers + peeker bounded(1)", b);
+  const ex::Result b = ex::bounded(scenario, 1, long_lane() ? 2'000'000 : 200'000);
+  report(what + " bounded(1)", b);
   EXPECT_FALSE(b.failed) << b.message;
 }
 
+TEST(KcasExplored, PeeksAreLinearizable) { explore_three_ways(peeks(), 0x9eec, "kcas 2 movers + peeker"); }
+
 TEST(KcasExplored, HistoriesAreLinearizable) {
-  const std::uint64_t runs = long_lane() ? 50'000 : 1'500;
-  const ex::Result w = ex::random_walk(transfers(), 0xca5, runs);
-  report("kcas 2 movers + reader random", w);
-  EXPECT_FALSE(w.failed) << w.message;
-  const ex::Result p = ex::pct(transfers(), 0xca5, 3, runs);
-  report("kcas 2 movers + reader pct(3)", p);
-  EXPECT_FALSE(p.failed) << p.message;
-  const ex::Result b = ex::bounded(transfers(), 1, long_lane() ? 2'000'000 : 200'000);
-  report("kcas 2 movers + reader bounded(1)", b);
-  EXPECT_FALSE(b.failed) << b.message;
+  explore_three_ways(transfers(), 0xca5, "kcas 2 movers + reader");
 }
 
 // Thread 0: one K-CAS of w0 and w1 from 10 to 11. Thread 1: read both, K-CAS them up by

@@ -116,6 +116,15 @@ std::string check_final(const Shared& s, const std::vector<std::uint64_t>& prefi
   return s.filter.check_invariants();
 }
 
+// check_final with every prefilled item but `erased` (the moved item a thread erases).
+std::string check_final_without(const Shared& s, std::uint64_t erased) {
+  std::vector<std::uint64_t> left;
+  for (const std::uint64_t h : s.prefilled) {
+    if (h != erased) left.push_back(h);
+  }
+  return check_final(s, left);
+}
+
 ex::Scenario churn() {
   return [] {
     auto s = std::make_shared<Shared>();
@@ -237,11 +246,7 @@ ex::Scenario lookup_and_erase_during_hop(Moved moved) {
       ex::require(s->filter.erase_hash(moved.hash), "erase of the item a relocation moves found nothing");
     });
     e.check = [s, moved]() -> std::string {
-      std::vector<std::uint64_t> left;
-      for (const std::uint64_t h : s->prefilled) {
-        if (h != moved.hash) left.push_back(h);
-      }
-      return check_final(*s, left);
+      return check_final_without(*s, moved.hash);
     };
     return e;
   };
@@ -266,11 +271,7 @@ ex::Scenario erase_and_refill_during_search(Moved moved) {
       if (s->filter.insert_hash(refill) == InsertResult::kInserted) s->kept.push_back(refill);
     });
     e.check = [s, moved]() -> std::string {
-      std::vector<std::uint64_t> left;
-      for (const std::uint64_t h : s->prefilled) {
-        if (h != moved.hash) left.push_back(h);
-      }
-      return check_final(*s, left);
+      return check_final_without(*s, moved.hash);
     };
     return e;
   };
@@ -334,11 +335,7 @@ ex::Scenario stall(Moved moved, std::shared_ptr<StallLog> log) {
       log->finished.push_back(1);
     });
     e.check = [s, moved]() -> std::string {
-      std::vector<std::uint64_t> left;
-      for (const std::uint64_t h : s->prefilled) {
-        if (h != moved.hash) left.push_back(h);
-      }
-      return check_final(*s, left);
+      return check_final_without(*s, moved.hash);
     };
     return e;
   };
