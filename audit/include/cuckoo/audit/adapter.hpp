@@ -491,6 +491,21 @@ class SubjectWatch {
 // The user's adapter (a filter or a set) as a subject of the model checker. With a model
 // (the checker's, the same object), it answers size() as `settings` say and watches the
 // refusal floor.
+// size() of an adapter subject: the implementation's answer (nothing when it has no
+// size()) judged by the watch against the model's count (nothing without a model).
+template <class Impl, class Model>
+std::uint64_t watched_size(SubjectWatch& watch, const Model* model, Impl& impl) {
+  std::optional<std::uint64_t> expected;
+  if (model != nullptr) expected = model->size();
+  return watch.size(expected, [&impl]() -> std::optional<std::uint64_t> {
+    if constexpr (kHasSize<Impl>) {
+      return static_cast<std::uint64_t>(impl.size());
+    } else {
+      return std::nullopt;
+    }
+  });
+}
+
 template <class Impl>
 class ImplementationSubject {
  public:
@@ -507,17 +522,7 @@ class ImplementationSubject {
   }
   bool contains(std::uint64_t key) { return static_cast<bool>(impl_->contains(key)); }
   bool erase(std::uint64_t key) { return static_cast<bool>(impl_->erase(key)); }
-  std::uint64_t size() {
-    std::optional<std::uint64_t> expected;
-    if (model_ != nullptr) expected = model_->size();
-    return watch_.size(expected, [this]() -> std::optional<std::uint64_t> {
-      if constexpr (kHasSize<Impl>) {
-        return static_cast<std::uint64_t>(impl_->size());
-      } else {
-        return std::nullopt;
-      }
-    });
-  }
+  std::uint64_t size() { return watched_size(watch_, model_, *impl_); }
   void clear()
     requires requires(Impl& i) { i.clear(); }
   {
@@ -623,17 +628,7 @@ class MapImplementationSubject {
     return static_cast<bool>(impl_->contains(key));
   }
   bool erase(std::uint64_t key) { return static_cast<bool>(impl_->erase(key)); }
-  std::uint64_t size() {
-    std::optional<std::uint64_t> expected;
-    if (model_ != nullptr) expected = model_->size();
-    return watch_.size(expected, [this]() -> std::optional<std::uint64_t> {
-      if constexpr (kHasSize<Impl>) {
-        return static_cast<std::uint64_t>(impl_->size());
-      } else {
-        return std::nullopt;
-      }
-    });
-  }
+  std::uint64_t size() { return watched_size(watch_, model_, *impl_); }
   void clear()
     requires requires(Impl& i) { i.clear(); }
   {
