@@ -131,6 +131,22 @@ void ExecSubject::load(std::vector<Slot> slots, std::size_t prefix) {
   }
   cursor_ = prefix;
   if (failure_ && failure_->index < cursor_) cursor_ = failure_->index;
+  // A death or hang with later requests sent and unanswered: which one did it is not
+  // known yet. Keep the answers before it; the calls from there on go one at a time.
+  const SubjectFailure kind = failure_ ? failure_->error.failure() : SubjectFailure::kStart;
+  const bool lost_answers = kind == SubjectFailure::kExited || kind == SubjectFailure::kSignaled ||
+                            kind == SubjectFailure::kClosedOutput || kind == SubjectFailure::kTimeout;
+  if (lost_answers && failure_->index + 1 < rec_.size()) {
+    unlocated_ = failure_->error;
+    unlocated_ops_.clear();
+    unlocated_next_ = 0;
+    for (std::size_t i = failure_->index; i < rec_.size(); ++i) {
+      if (rec_[i].role == Role::kOp) unlocated_ops_.emplace_back(rec_[i].req, rec_[i].key);
+    }
+    rec_.resize(failure_->index);
+    failure_.reset();
+    needs_new_ = true;
+  }
 }
 
 void ExecSubject::prepare(const model::Trace& trace) {
@@ -151,12 +167,13 @@ void ExecSubject::prepare(const model::Trace& trace) {
   }
   const std::size_t prefix = slots.size();
   append_plan(slots, 0, false);
-  load(std::move(slots), prefix);
   next_op_ = 0;
   after_full_ = false;
   lookups_at_ = std::numeric_limits<std::size_t>::max();
   sync_ = false;
   needs_new_ = false;
+  unlocated_.reset();
+  load(std::move(slots), prefix);
 }
 
 void ExecSubject::restart(std::size_t from, const std::vector<std::uint64_t>& lookups) {
@@ -228,8 +245,9 @@ ExecSubject::Slot ExecSubject::call(Req req, std::uint64_t key) {
       }
     }
     // At an op this call is not, or past the recording. After `full` the checker looks
-    // up every stored key: start again and ask them (and those of later `full`s).
-    if (req == Req::kContains && after_full_ && lookups_at_ != next_op_ &&
+    // up every stored key: start again and ask them (and those of later `full`s) -
+    // unless a failure is being located, which goes one request at a time.
+    if (!unlocated_ && req == Req::kContains && after_full_ && lookups_at_ != next_op_ &&
         shadow_.identity_count(key) > 0) {
       lookups_at_ = next_op_;
       restart(next_op_, shadow_.distinct_keys());
@@ -244,31 +262,50 @@ ExecSubject::Slot ExecSubject::call(Req req, std::uint64_t key) {
 }
 
 ExecSubject::Slot ExecSubject::sync_call(Req req, std::uint64_t key) {
-  std::vector<Slot> slots;
-  std::size_t prefix = 0;
+  std::map<std::size_t, std::string> errors;
   if (!started_ || needs_new_ || generation_ != session_->generation() || session_->pid() < 0) {
+    // The consumed state first, in its own exchange: a crash at the request below is then
+    // not blamed on the answers it lost (`ok` to `new`, say).
     if (started_) session_->count_resync();
-    push_restart_prefix(slots);
-    prefix = slots.size();
+    std::vector<Slot> prefix;
+    push_restart_prefix(prefix);
+    std::map<std::size_t, std::string> prefix_errors;
+    std::optional<ExchangeFailure> failure = session_->exchange(prefix, 0, prefix_errors);
+    generation_ = session_->generation();
+    started_ = true;
+    if (auto mismatch = replay_mismatch(prefix, prefix.size())) {
+      if (!failure || mismatch->index < failure->index) failure = std::move(mismatch);
+    }
+    if (failure) throw failure->error;  // needs_new_ stays set
     needs_new_ = false;
   }
-  Slot s;
-  s.req = req;
-  s.key = key;
-  slots.push_back(s);
-  std::map<std::size_t, std::string> errors;
+  std::vector<Slot> slots(1);
+  slots[0].req = req;
+  slots[0].key = key;
   std::optional<ExchangeFailure> failure = session_->exchange(slots, 0, errors);
   generation_ = session_->generation();
-  started_ = true;
-  if (auto mismatch = replay_mismatch(slots, prefix)) {
-    if (!failure || mismatch->index < failure->index) failure = std::move(mismatch);
-  }
   if (failure) {
     needs_new_ = true;
     throw failure->error;
   }
-  const auto it = errors.find(slots.size() - 1);
-  return consume(slots.back(), it == errors.end() ? nullptr : &it->second);
+  const auto it = errors.find(0);
+  Slot answered = consume(slots.back(), it == errors.end() ? nullptr : &it->second);
+  if (unlocated_ && unlocated_next_ < unlocated_ops_.size() &&
+      unlocated_ops_[unlocated_next_].first == req &&
+      (!takes_key(req) || unlocated_ops_[unlocated_next_].second == key) &&
+      ++unlocated_next_ == unlocated_ops_.size()) {
+    // Every op the failed batch left unanswered got its answer this time: the failure
+    // depends on pipelining or timing. It is reported at the batch's last op.
+    SubjectError error(unlocated_->failure(),
+                       unlocated_->message() + " (with " + std::to_string(unlocated_ops_.size()) +
+                           " ops pipelined and unanswered; sent again one at a time, each got an "
+                           "answer, so the failure depends on pipelining or timing)",
+                       unlocated_->stderr_tail());
+    unlocated_.reset();
+    needs_new_ = true;
+    throw error;
+  }
+  return answered;
 }
 
 model::InsertResult ExecSubject::insert(std::uint64_t key) {

@@ -198,6 +198,16 @@ std::string kind_of(const model::Violation& v) {
 // "C5 (size: size() equals the number of stored items)" or "C1 (no false negatives)".
 std::string broke_text(const std::string& claim, const model::Violation& v) {
   std::string text = claim;
+  if (v.claim == "exception" && v.actual.rfind("exception: subject ", 0) == 0) {
+    // A SubjectError (cuckoo-audit exec): the process, not an operation's outcome.
+    return text + " (the subject process failed: it crashed, exited, hung or answered out of "
+                  "protocol)";
+  }
+  if (claim == "C7" && (v.claim == "C2" || v.claim == "C5")) {
+    // An exact table's answer, which the filter checker words as C2 or C5.
+    const std::string_view what = model::claim_summary(claim);
+    return what.empty() ? text : text + " (" + std::string(what) + ")";
+  }
   if (v.claim != claim) {
     const std::string_view what = model::claim_summary(v.claim);
     text += " (" + v.claim + (what.empty() ? std::string() : ": " + std::string(what)) + ")";

@@ -14,7 +14,9 @@
 #   TRACE_CLAIM    optional: the claim whose counterexample OUT/counterexamples/CLAIM-*.trace
 #                  must exist (exactly one), have at most MAX_OPS ops and match TRACE_MATCH
 #                  (optional regex); it is then replayed with `exec --replay` against SUBJECT
-#                  (exit 1, "VIOLATION of") and, when GOOD_SUBJECT is given, against that
+#                  (exit 1, output matching REPLAY_MATCH, by default "VIOLATION of
+#                  TRACE_CLAIM": the replay names the claim the audit did) and, when
+#                  GOOD_SUBJECT is given, against that
 #                  command line (the correct subject: exit 0, "OK: N ops"; the names differ,
 #                  so the auditor's warning about it is expected too); `cuckoo-audit replay
 #                  TRACE` must refuse it (exit 2) and quote the exec command that replays it
@@ -111,7 +113,10 @@ endif()
 
 # The counterexample replays: still a violation against the broken subject, none against
 # the correct one; `cuckoo-audit replay`, which builds the project's engines, says how.
-run_auditor(1 "VIOLATION of [A-Za-z0-9]+" exec --replay "${traces}" -- ${subject})
+if(NOT DEFINED REPLAY_MATCH)
+  set(REPLAY_MATCH "VIOLATION of ${TRACE_CLAIM} ")
+endif()
+run_auditor(1 "${REPLAY_MATCH}" exec --replay "${traces}" -- ${subject})
 run_auditor(2 "the trace was written by `cuckoo-audit exec`[^\n]*the file names its command: cuckoo-audit exec "
   replay "${traces}")
 if(DEFINED GOOD_SUBJECT)

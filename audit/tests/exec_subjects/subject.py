@@ -38,6 +38,8 @@ MODES = {
     "coin": SET_HANDSHAKE.replace("py.set", "py.coin"),             # every other instance forgets (3+ keys)
     # protocol misbehaviour mid-trace (findings, exit 1)
     "crash": SET_HANDSHAKE.replace("py.set", "py.crash"),           # abort() with 5 keys stored
+    # the same crash without flushing first: the answers it owes are lost with it
+    "crash-buffered": SET_HANDSHAKE.replace("py.set", "py.crash"),
     "exit": SET_HANDSHAKE.replace("py.set", "py.exit"),             # exit(3) with 4 keys stored
     "hang": SET_HANDSHAKE.replace("py.set", "py.hang"),             # sleeps on the 30th request
     "garbage": SET_HANDSHAKE.replace("py.set", "py.garbage"),       # "banana" to a contains
@@ -172,10 +174,11 @@ def handle(structure, line):
         key = bytes.fromhex(words[1][1:])
     except ValueError:
         return structure, "error bad key %r" % words[1]
-    if MODE == "crash" and len(structure.items) >= 5:
+    if MODE.startswith("crash") and len(structure.items) >= 5:
         sys.stderr.write("py.crash: table corrupted with %d keys, aborting\n" % len(structure.items))
         sys.stderr.flush()
-        flush()
+        if MODE == "crash":
+            flush()
         os.abort()
     if MODE == "exit" and len(structure.items) >= 4:
         flush()

@@ -16,7 +16,11 @@
 // when a trace is run again) are SubjectError exceptions, with the last 4 KiB of the
 // subject's stderr. Thrown by the adapter during a trace, they become violations of
 // that trace (the checker's "exception"), shrunk and reported as FAIL like any other;
-// the process is restarted for the next trace when it died.
+// the process is restarted for the next trace when it died. A death or hang while several
+// pipelined requests were unanswered is located first: the requests from the first
+// unanswered one on are sent again one at a time (see ExecSubject::unlocated_), so the
+// violation names the request that killed the subject, not merely the first one whose
+// answer was lost.
 //
 // Pipelining (ExecSubject::prepare): before a trace is checked, the adapter sends all of
 // its requests at once (`new`, each op, and a `size` after every insert, erase and clear,
@@ -342,6 +346,13 @@ class ExecSubject {
   std::size_t lookups_at_ = std::numeric_limits<std::size_t>::max();  // next_op_ of the last restart for lookups
   std::vector<Slot> history_;      // consumed mutating requests, with their answers
   model::MultisetModel shadow_;    // the consumed state (what the checker's model holds)
+  // A death or hang in a pipelined batch with several requests unanswered: the first
+  // unanswered one need not be the culprit (a crash loses the answers still buffered), so
+  // the recording stops there and the rest runs one request at a time, which finds the
+  // request that fails. When none does, the error is thrown at the last op of the batch.
+  std::optional<SubjectError> unlocated_;
+  std::vector<std::pair<Req, std::uint64_t>> unlocated_ops_;  // the batch's unanswered ops
+  std::size_t unlocated_next_ = 0;                            // those answered since
 };
 
 // The adapter audit on the session's subject (the session must be started). The report's
