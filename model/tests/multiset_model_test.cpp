@@ -1,15 +1,22 @@
 // MultisetModel: multiset semantics, the duplicate limit, and the identity rules.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <set>
 #include <vector>
 
 #include "cuckoo/model/multiset_model.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 using cuckoo::model::InsertResult;
 using cuckoo::model::MultisetModel;
+using cuckoo::model::testing::base_seed;
+using cuckoo::model::testing::reproduce_hint;
+using cuckoo::model::testing::TestRng;
 
 TEST(MultisetModel, StartsEmpty) {
   const MultisetModel model;
@@ -114,6 +121,83 @@ TEST(MultisetModel, SetIdentityRejudgesStoredKeys) {
   model.set_identity(nullptr);
   EXPECT_FALSE(model.contains(2));
   EXPECT_EQ(model.size(), 1U);
+}
+
+// The index (identity -> stored copies) against the definition: a scan of every stored
+// key applying the identity, after every op of random sequences that insert with and
+// without a copy limit, erase present, aliasing and absent keys, clear, and swap the
+// identity function in and out (which rebuilds the index).
+class BruteForceMultiset {
+ public:
+  std::size_t identity_count(std::uint64_t key, const MultisetModel::Identity& identity) const {
+    if (!identity) return items_.count(key);
+    std::size_t n = 0;
+    for (const std::uint64_t stored : items_) n += identity(stored) == identity(key) ? 1 : 0;
+    return n;
+  }
+  InsertResult insert(std::uint64_t key, std::uint64_t limit, const MultisetModel::Identity& identity) {
+    if (identity_count(key, identity) >= limit) return InsertResult::kDuplicateLimit;
+    items_.insert(key);
+    return InsertResult::kInserted;
+  }
+  // The key itself if stored, else the smallest stored key with its identity.
+  bool erase(std::uint64_t key, const MultisetModel::Identity& identity) {
+    auto victim = items_.find(key);
+    if (victim == items_.end() && identity) {
+      victim = std::find_if(items_.begin(), items_.end(),
+                            [&](std::uint64_t s) { return identity(s) == identity(key); });
+    }
+    if (victim == items_.end()) return false;
+    items_.erase(victim);
+    return true;
+  }
+  void clear() { items_.clear(); }
+  const std::multiset<std::uint64_t>& items() const { return items_; }
+
+ private:
+  std::multiset<std::uint64_t> items_;
+};
+
+std::uint64_t mod_seven(std::uint64_t key) { return key % 7; }
+
+TEST(MultisetModel, IndexAgreesWithABruteForceRecountUnderRandomOps) {
+  const std::uint64_t seed = base_seed();
+  TestRng rng(seed);
+  constexpr int kSequences = 50;
+  constexpr int kOpsPerSequence = 200;
+  constexpr std::uint64_t kKeySpace = 40;  // small: keys repeat and alias
+  const std::vector<MultisetModel::Identity> identities = {nullptr, last_digit, mod_seven};
+  for (int sequence = 0; sequence < kSequences; ++sequence) {
+    MultisetModel::Identity identity = identities[rng.below(identities.size())];
+    MultisetModel model(identity);
+    BruteForceMultiset reference;
+    for (int op = 0; op < kOpsPerSequence; ++op) {
+      const std::uint64_t key = rng.below(kKeySpace);
+      const std::uint64_t choice = rng.below(100);
+      if (choice < 45) {
+        const std::uint64_t limit = rng.percent(50) ? MultisetModel::kNoCopyLimit : rng.below(5);
+        ASSERT_EQ(model.insert(key, limit), reference.insert(key, limit, identity))
+            << "insert " << key << " limit " << limit << " at op " << op << "; " << reproduce_hint(seed);
+      } else if (choice < 90) {
+        ASSERT_EQ(model.erase(key), reference.erase(key, identity))
+            << "erase " << key << " at op " << op << "; " << reproduce_hint(seed);
+      } else if (choice < 92) {
+        model.clear();
+        reference.clear();
+      } else if (choice < 96) {
+        identity = identities[rng.below(identities.size())];
+        model.set_identity(identity);
+      }
+      ASSERT_EQ(model.items(), reference.items()) << "after op " << op << "; " << reproduce_hint(seed);
+      for (std::uint64_t k = 0; k < kKeySpace; ++k) {
+        const std::size_t expected = reference.identity_count(k, identity);
+        ASSERT_EQ(model.identity_count(k), expected)
+            << "key " << k << " after op " << op << "; " << reproduce_hint(seed);
+        ASSERT_EQ(model.contains(k), expected > 0) << "key " << k << "; " << reproduce_hint(seed);
+        ASSERT_EQ(model.count(k), reference.items().count(k)) << reproduce_hint(seed);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -20,6 +20,13 @@
 //     aliasing key loses a copy does not matter: the filter answers alike for all of
 //     them, and the model's answers depend only on the count per identity.)
 //
+// Representation. Beside the multiset of keys the model keeps an index, identity -> the
+// stored copies with that identity, updated by every insert, erase and clear and rebuilt
+// by set_identity(): identity_count(), contains() and erase() cost O(log n) and one call
+// of the identity function, not a scan of every stored key (the fuzz targets ask after
+// every op, and for every stored key after every failed insert). The index is why the
+// identity must be a pure function of the key.
+//
 // Thread safety: none; one model per checker.
 #pragma once
 
@@ -27,6 +34,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -49,7 +57,8 @@ class MultisetModel {
   explicit MultisetModel(Identity identity);
 
   // Replaces the identity function (empty: back to exact semantics). The stored keys
-  // are kept; the rules above are judged with the new identity from now on.
+  // are kept; the rules above are judged with the new identity from now on (the index
+  // is rebuilt: O(n log n)).
   void set_identity(Identity identity);
   bool has_identity() const noexcept { return static_cast<bool>(identity_); }
   const Identity& identity() const noexcept { return identity_; }
@@ -73,7 +82,10 @@ class MultisetModel {
 
   std::size_t size() const noexcept { return items_.size(); }
   bool empty() const noexcept { return items_.empty(); }
-  void clear() noexcept { items_.clear(); }
+  void clear() noexcept {
+    items_.clear();
+    by_identity_.clear();
+  }
 
   // Every stored copy, in key order.
   const std::multiset<std::uint64_t>& items() const noexcept { return items_; }
@@ -81,8 +93,14 @@ class MultisetModel {
   std::vector<std::uint64_t> distinct_keys() const;
 
  private:
+  void rebuild_index();
+
   std::multiset<std::uint64_t> items_;
   Identity identity_;
+  // With an identity: identity -> the stored copies with it (an entry per copy, so its
+  // size is the identity count and its first element the smallest aliasing key). No
+  // empty sets are kept. Without an identity: empty (items_ answers by itself).
+  std::map<std::uint64_t, std::multiset<std::uint64_t>> by_identity_;
 };
 
 }  // namespace cuckoo::model
