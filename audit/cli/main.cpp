@@ -835,6 +835,8 @@ int exec_command(const std::vector<std::string>& args) {
   if (!a.replay) check_out_dir(a.out_dir);
   const std::string started_utc = utc_now_iso8601();
 
+  // Interrupted (Ctrl-C, a CI job's timeout): no subject is left running.
+  audit::stop_subjects_on_fatal_signals();
   audit::ExecSession session(a.session);
   try {
     session.start();

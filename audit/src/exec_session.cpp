@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -82,7 +83,52 @@ void set_nonblocking(int fd) {
   }
 }
 
+// ---- the running subjects, for a signal handler ----
+
+// The process groups of the subjects running now (0: a free entry). Lock-free atomics, so
+// that the handler of stop_subjects_on_fatal_signals() may read them.
+constexpr std::size_t kMaxLiveSubjects = 64;
+std::atomic<pid_t> live_groups[kMaxLiveSubjects];
+
+void register_group(pid_t group) {
+  for (std::atomic<pid_t>& slot : live_groups) {
+    pid_t empty = 0;
+    if (slot.compare_exchange_strong(empty, group)) return;
+  }
+  // More subjects than entries: the extra ones are only stopped by their own session.
+}
+
+void unregister_group(pid_t group) {
+  for (std::atomic<pid_t>& slot : live_groups) {
+    pid_t expected = group;
+    if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+extern "C" void stop_subjects_and_reraise(int sig) {
+  for (std::atomic<pid_t>& slot : live_groups) {
+    const pid_t group = slot.load();
+    if (group > 0) ::kill(-group, SIGKILL);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
 }  // namespace
+
+void stop_subjects_on_fatal_signals() {
+  static_assert(std::atomic<pid_t>::is_always_lock_free);
+  struct sigaction action {};
+  action.sa_handler = stop_subjects_and_reraise;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+    struct sigaction old {};
+    // A signal the caller ignores (nohup) stays ignored.
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &action, nullptr);
+  }
+}
 
 // ---- the process --------------------------------------------------------------------------------
 
@@ -149,6 +195,7 @@ class SubjectProcess {
       }
       throw SubjectError(SubjectFailure::kStart, "cannot be started: '" + printable(command[0]) + "': " + why);
     }
+    register_group(pid_);
     in_fd = in[1];
     out_fd = out[0];
     err_fd = err[0];
@@ -213,6 +260,7 @@ class SubjectProcess {
     const pid_t r = waitpid(pid_, &status_, WNOHANG);
     if (r == pid_ || (r < 0 && errno == ECHILD)) {
       reaped_ = true;
+      unregister_group(pid_);
       if (r < 0) status_ = 0;
     }
     return reaped_;
@@ -273,6 +321,7 @@ class SubjectProcess {
           while (waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
           }
           reaped_ = true;
+          unregister_group(pid_);
         }
       }
     }

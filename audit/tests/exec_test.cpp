@@ -6,15 +6,19 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "cuckoo/audit/exec.hpp"
@@ -682,6 +686,73 @@ TEST(ExecAudit, AFailureThatDoesNotRepeatIsMarkedNotReproducible) {
   const auto& c1 = result_for(r, "C1");
   ASSERT_EQ(c1.verdict, Verdict::kFail) << c1.summary;
   EXPECT_TRUE(has(c1.summary, "NOT REPRODUCIBLE")) << c1.summary;
+}
+
+// Whether `pid` is gone or dead (a zombie: its parent died, and PID 1 may be slow to reap it).
+bool dead(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  const std::size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() &&
+         (text[paren + 2] == 'Z' || text[paren + 2] == 'X');
+}
+
+TEST(ExecAudit, AnInterruptedAuditorLeavesNoSubjectRunning) {
+  REQUIRE_PYTHON();
+  // A child process plays the auditor: it installs the CLI's handlers, starts a subject,
+  // reports its pid and sends a request, which the subject never answers: it sleeps
+  // (after creating the mark file), so it would not notice its auditor's end by reading
+  // end of file. SIGTERM to the child must take the subject down with it.
+  const std::string mark =
+      (std::filesystem::temp_directory_path() / ("cuckoo-hang-" + std::to_string(::getpid()))).string();
+  std::filesystem::remove(mark);
+  ::setenv("CUCKOO_TEST_HANG_MARK", mark.c_str(), 1);
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    try {
+      cuckoo::audit::stop_subjects_on_fatal_signals();
+      static ExecSession s(py("hang-at-once", 600));
+      s.start();
+      const pid_t subject = s.pid();
+      if (::write(fds[1], &subject, sizeof subject) != sizeof subject) ::_exit(4);
+      cuckoo::audit::ExecSubject instance = s.instance();
+      (void)instance.insert(1);  // waits for the answer (600 s)
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(5);
+  }
+  ::close(fds[1]);
+  pid_t subject = -1;
+  const ssize_t got = ::read(fds[0], &subject, sizeof subject);
+  ::close(fds[0]);
+  bool hanging = false;  // the mark file exists: the subject is asleep
+  for (int i = 0; i < 1000 && got == static_cast<ssize_t>(sizeof subject) && !hanging; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    hanging = std::filesystem::exists(mark);
+  }
+  std::filesystem::remove(mark);
+  if (got != static_cast<ssize_t>(sizeof subject) || !hanging) ::kill(child, SIGKILL);
+  ASSERT_EQ(got, static_cast<ssize_t>(sizeof subject));
+  ASSERT_TRUE(hanging) << "the subject did not reach its first request within 10 s";
+  ASSERT_GT(subject, 0);
+  EXPECT_FALSE(dead(subject));
+  ASSERT_EQ(::kill(child, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "wait status " << status;
+  bool gone = dead(subject);
+  for (int i = 0; i < 300 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    gone = dead(subject);
+  }
+  EXPECT_TRUE(gone) << "subject " << subject << " outlived the auditor";
+  if (!gone) ::kill(-subject, SIGKILL);
 }
 
 TEST(ExecAudit, NoSubjectProcessOutlivesItsSession) {

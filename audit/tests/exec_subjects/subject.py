@@ -42,6 +42,8 @@ MODES = {
     "crash-buffered": SET_HANDSHAKE.replace("py.set", "py.crash"),
     "exit": SET_HANDSHAKE.replace("py.set", "py.exit"),             # exit(3) with 4 keys stored
     "hang": SET_HANDSHAKE.replace("py.set", "py.hang"),             # sleeps on the 30th request
+    # sleeps on its first request, after creating the file $CUCKOO_TEST_HANG_MARK
+    "hang-at-once": SET_HANDSHAKE.replace("py.set", "py.hang"),
     "garbage": SET_HANDSHAKE.replace("py.set", "py.garbage"),       # "banana" to a contains
     "binary": SET_HANDSHAKE.replace("py.set", "py.binary"),         # control bytes
     "swap": SET_HANDSHAKE.replace("py.set", "py.swap"),             # answers 2 requests out of order
@@ -184,6 +186,10 @@ def handle(structure, line):
         flush()
         sys.stderr.write("py.exit: giving up\n")
         sys.exit(3)
+    if MODE == "hang-at-once":
+        with open(os.environ["CUCKOO_TEST_HANG_MARK"], "w") as mark:
+            mark.write("%d\n" % os.getpid())
+        time.sleep(3600)
     if MODE == "hang" and structure.requests >= 30:
         flush()
         sys.stderr.write("py.hang: thinking very hard\n")

@@ -130,12 +130,14 @@
 //       time; sizes. With a bool insert (no copy limit observable): the erases and sizes.
 //   C6  filters and sets with a known capacity: inserts past capacity; a refused insert
 //       loses nothing and changes the size by nothing. The checker looks up every stored
-//       key after each refused insert, so a trace costs about capacity^2 lookups: above
-//       kSmallCapacity (256) a trace inserts distinct keys up to 2.25 capacity (a real
-//       table is often larger than the capacity it was built for: rounded up to a power
-//       of two) and then runs a short mixed tail, and the number of C6 traces is cut to
-//       a budget of kC6LookupBudget lookups per profile step (at least one trace; C6 is
-//       skipped when one trace alone costs more than kC6MaxOverBudget budgets).
+//       key after each refused insert, so a trace costs about capacity^2 lookups. Up to
+//       kSmallCapacity (256) the traces are random mixes over 1..2 capacity keys; above
+//       it a trace inserts distinct keys up to 2.25 capacity (a real table is often
+//       larger than the capacity it was built for: rounded up to a power of two) and
+//       then runs a short mixed tail. Either way the number of C6 traces is cut to a
+//       budget of kC6LookupBudget lookups per profile step (at least one trace; from 200
+//       to about 38 at capacity 256 in the quick profile; C6 is skipped when one fill
+//       trace alone costs more than kC6MaxOverBudget budgets).
 //   C7  exact sets: every answer equals the set model's (no false positives either).
 //       Exact maps: random traces of insert, insert_or_assign (when the adapter has it),
 //       find, contains, erase, size (and clear); every answer equals MapModel's.
@@ -357,6 +359,13 @@ constexpr bool kMapAdapter = requires(Impl& i, std::uint64_t key, std::uint64_t 
 // rest of the fill, the tail's) looks up the `capacity` stored keys.
 inline std::uint64_t c6_fill_keys(std::uint64_t capacity) {
   return 2 * capacity + capacity / 4 + capacity / 16 + 1;
+}
+// The lookups of one C6 random-mix trace (capacities up to kSmallCapacity), from above:
+// about 1.5 capacity keys and 3 ops a key; once full, about every other op is a refused
+// insert, after which every stored key (up to capacity) is looked up.
+inline std::uint64_t c6_mix_trace_cost(std::uint64_t capacity) {
+  const std::uint64_t keys = capacity + 1 + capacity / 2;
+  return (3 * keys + 50) * capacity / 2 + 1;
 }
 inline std::uint64_t c6_trace_cost(std::uint64_t capacity) {
   return capacity * (c6_fill_keys(capacity) - capacity + 210) + c6_fill_keys(capacity) + 300;
@@ -1503,7 +1512,9 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   } else if (traits.capacity == 0) {
     measured["C6"] = skipped("C6", traits, "capacity is not given: cannot overfill.");
   } else if (traits.capacity <= kSmallCapacity) {
-    run_plan("C6", "C6", "inserts past capacity, then every stored key", traces,
+    const std::size_t mix_traces = static_cast<std::size_t>(std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>(traces, kC6LookupBudget * scale / c6_mix_trace_cost(traits.capacity))));
+    run_plan("C6", "C6", "inserts past capacity, then every stored key", mix_traces,
              [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
                const std::uint64_t keys = traits.capacity + 1 + rng.below(traits.capacity + 1);

@@ -355,6 +355,12 @@ class ExecSubject {
   std::size_t unlocated_next_ = 0;                            // those answered since
 };
 
+// Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT (those not ignored) that kill
+// the process group of every subject running (SIGKILL) and then end the program by the
+// same signal, so that no subject outlives an interrupted auditor. The CLI calls it; a
+// program that handles these signals itself should stop its sessions instead.
+void stop_subjects_on_fatal_signals();
+
 // The adapter audit on the session's subject (the session must be started). The report's
 // subject shows the declarations; configuration texts show them too.
 Report audit_exec(ExecSession& session, const AuditOptions& options);
