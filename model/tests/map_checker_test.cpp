@@ -178,6 +178,7 @@ class HiddenDuplicateMap {
     for (const auto& entry : entries_) keys.insert(entry.first);
     return keys.size();
   }
+  void clear() { entries_.clear(); }
   std::string check_invariants() const {
     std::map<std::uint64_t, int> copies;
     for (const auto& entry : entries_) {
@@ -460,6 +461,30 @@ TEST(MapChecker, BrokenDoublesFailRandomTracesAndTheReportReplays) {
   expect_random_traces_catch<FullOnExistingMap>("FullOnExistingMap", {"C7"}, kAllOps);
   expect_random_traces_catch<RoundtripZeroesMap>("RoundtripZeroesMap", {"C11"}, kAllOps);
   expect_random_traces_catch<EraseLiesMap>("EraseLiesMap", {"C7"}, kAllOps);
+}
+
+// The sampled cadence (CheckCadence): the invariant hook runs at the sampled ops, before
+// a clear or round trip, and after the last op; the exact cadence after every op.
+TEST(MapChecker, SampledInvariantsCatchAHiddenDuplicateAtTheNextSampledOp) {
+  constexpr std::string_view kText =
+      "engine map\ninsert 1 10\nfind 1\ninsert 9 1\nfind 9\ninsert_or_assign 1 20\nfind 1\nfind 1\nfind 1\n"
+      "find 1\n";
+  HiddenDuplicateMap subject;
+  MapModel map;
+  const auto found = model::check(subject, map, model::parse_trace(kText), 7, model::CheckCadence{false, true});
+  expect_violation(found, "C7", 7, Op::find(1));  // op 4 made it, op 7 is the next sampled op
+  expect_violation(run<HiddenDuplicateMap>(kText), "C7", 4, Op::insert_or_assign(1, 20));
+}
+
+TEST(MapChecker, SampledInvariantsRunBeforeAClear) {
+  constexpr std::string_view kText =
+      "engine map\ninsert 1 10\nfind 1\ninsert 9 1\nfind 9\ninsert_or_assign 1 20\nclear\nfind 1\nfind 1\n";
+  HiddenDuplicateMap subject;
+  MapModel map;
+  const auto found = model::check(subject, map, model::parse_trace(kText), 7, model::CheckCadence{false, true});
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->op_index, 5U);
+  EXPECT_EQ(found->expected, "check_invariants() passes (a sampled check, before this op)");
 }
 
 }  // namespace

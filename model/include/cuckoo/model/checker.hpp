@@ -35,6 +35,20 @@
 //
 // Any op that throws is a violation ("exception"; "C11" for serialize_roundtrip).
 //
+// Cadence (CheckCadence; the default checks everything after every op, as above). Two
+// checks cost O(size) per op: the filter checker's scan of every stored key after a kFull
+// (C6), and the subject's check_invariants(). A caller that runs many traces (the fuzz
+// targets) may sample either one: it then runs after op i when i + 1 is a power of two
+// or a multiple of kSampledCheckPeriod, before every clear and serialize_roundtrip (so
+// that neither can hide a fault), and after the last op; the sampled scan also checks
+// count() where the subject has it. Every other check still runs after every op. A
+// fault that the sampled run sees is reported at the sampled point, not at the op that
+// made it: the caller reruns the trace with CheckCadence{} on a fresh subject to get the
+// exact report (fuzz/README.md). A sampled run returns a violation whenever the
+// exact run would, provided the fault is still visible at the next sampled point (a
+// lost item is: only a clear removes it from the model, and a clear is preceded by a
+// full check).
+//
 // The checker looks at the subject through its answers, so a fault is reported where it
 // first becomes visible: an item lost silently (and, without count(), one copy of a
 // duplicated item) shows as C1 at the next contains of it, C5 at an erase or insert
@@ -72,11 +86,31 @@
 
 namespace cuckoo::model {
 
+// Which O(size)-per-op checks run after every op (false) or at the sampled cadence
+// (true); see the header comment. The default is exact: everything after every op.
+struct CheckCadence {
+  // The filter checker's scan of every stored key after a kFull (C6).
+  bool sample_stored_key_scans = false;
+  // The subject's check_invariants().
+  bool sample_invariants = false;
+
+  bool exact() const noexcept { return !sample_stored_key_scans && !sample_invariants; }
+};
+
 namespace detail {
 
 // serialize_roundtrip compares the contains()/find() answers of at most this many
 // distinct keys of the trace before and after.
 inline constexpr std::size_t kMaxRoundtripProbes = 4096;
+
+// A sampled check runs at least every this many ops (see CheckCadence).
+inline constexpr std::size_t kSampledCheckPeriod = 16;
+
+// Is op `index` (0-based) of a trace of `ops` ops one after which a sampled check runs?
+constexpr bool sampled_check_due(std::size_t index, std::size_t ops) noexcept {
+  const std::size_t n = index + 1;
+  return n == ops || (n & (n - 1)) == 0 || n % kSampledCheckPeriod == 0;
+}
 
 inline std::string key_text(std::uint64_t key) { return std::to_string(key); }
 
@@ -130,8 +164,8 @@ template <FilterSubject S>
 class FilterChecker : private CheckerBase {
  public:
   FilterChecker(S& subject, MultisetModel& model, const Trace& trace, std::uint64_t seed,
-                const SubjectTraits& traits)
-      : CheckerBase(trace, seed), subject_(subject), model_(model), traits_(traits) {}
+                const SubjectTraits& traits, const CheckCadence& cadence)
+      : CheckerBase(trace, seed), subject_(subject), model_(model), traits_(traits), cadence_(cadence) {}
 
   std::optional<Violation> run() {
     for (std::size_t i = 0; i < trace_.entries.size(); ++i) {
@@ -142,13 +176,25 @@ class FilterChecker : private CheckerBase {
     }
     IdentityScope scope(subject_, model_);
     probes_ = probe_keys(trace_);
-    for (index_ = 0; index_ < trace_.entries.size(); ++index_) {
+    const std::size_t ops = trace_.entries.size();
+    for (index_ = 0; index_ < ops; ++index_) {
       const Op& op = trace_.entries[index_].op;
-      const std::string claim = op.kind == OpKind::kSerializeRoundtrip ? "C11" : "exception";
+      const char* claim = op.kind == OpKind::kSerializeRoundtrip ? "C11" : "exception";
+      // Sampled checks also run before the ops that could hide what they look for.
+      const bool hides = op.kind == OpKind::kClear || op.kind == OpKind::kSerializeRoundtrip;
+      const bool due = sampled_check_due(index_, ops);
       try {
+        if (hides) {
+          if (auto found = sampled_checks(" (a sampled check, before this op)")) return found;
+        }
         if (auto found = step(op)) return found;
-        if (const auto problem = run_invariant_check(subject_)) {
-          return violation("invariant", "check_invariants() passes", *problem);
+        if (!cadence_.sample_invariants || due) {
+          if (const auto problem = run_invariant_check(subject_)) {
+            return violation("invariant", "check_invariants() passes", *problem);
+          }
+        }
+        if (cadence_.sample_stored_key_scans && due) {
+          if (auto found = every_stored_key_found("C1", "; a sampled check")) return found;
         }
       } catch (const std::exception& e) {
         return with_exception(violation(claim, "no exception", ""), e.what());
@@ -217,21 +263,24 @@ class FilterChecker : private CheckerBase {
     // The refusal the model demands, if any: at the duplicate limit, or (set semantics)
     // when the identity is stored at all. Otherwise the subject stores it or is full.
     std::optional<InsertResult> refusal;
-    std::string why;
     if (traits_.allows_duplicates) {
-      if (limit != MultisetModel::kNoCopyLimit) {
-        why = " (" + copies_text(key, copies) + ", the limit is " + std::to_string(limit) + ")";
-      }
       const key::MultisetInsert expected = key::multiset_insert(copies, limit);
       if (expected.result != InsertResult::kInserted) refusal = expected.result;
-    } else {
-      why = " (" + copies_text(key, copies) + "; the subject stores no duplicates)";
-      if (copies > 0) refusal = InsertResult::kExists;
+    } else if (copies > 0) {
+      refusal = InsertResult::kExists;
     }
+    // Built only for a report (the fuzz targets insert millions of times).
+    const auto why = [&]() -> std::string {
+      if (!traits_.allows_duplicates) {
+        return " (" + copies_text(key, copies) + "; the subject stores no duplicates)";
+      }
+      if (limit == MultisetModel::kNoCopyLimit) return "";
+      return " (" + copies_text(key, copies) + ", the limit is " + std::to_string(limit) + ")";
+    };
 
     if (refusal) {
       if (actual != *refusal) {
-        return violation("C5", std::string(to_string(*refusal)) + why, std::string(to_string(actual)));
+        return violation("C5", std::string(to_string(*refusal)) + why(), std::string(to_string(actual)));
       }
       return size_matches("C5", " (a refused insert changes nothing)");
     }
@@ -245,13 +294,28 @@ class FilterChecker : private CheckerBase {
       case InsertResult::kExists:
       case InsertResult::kDuplicateLimit: break;
     }
-    return violation("C5", "inserted or full" + why, std::string(to_string(actual)));
+    return violation("C5", "inserted or full" + why(), std::string(to_string(actual)));
   }
 
-  // C6: after kFull the size is unchanged and every stored key is still found.
+  // C6: after kFull the size is unchanged and every stored key is still found (the scan
+  // at the sampled cadence when the cadence says so).
   std::optional<Violation> nothing_lost_after_full() {
     if (auto found = size_matches("C6", " (a failed insert changes nothing)")) return found;
+    if (cadence_.sample_stored_key_scans) return std::nullopt;
     return every_stored_key_found("C6", "; a failed insert loses nothing");
+  }
+
+  // The sampled checks, run before a clear or a round trip (what_when says so).
+  std::optional<Violation> sampled_checks(const char* what_when) {
+    if (cadence_.sample_invariants) {
+      if (const auto problem = run_invariant_check(subject_)) {
+        return violation("invariant", std::string("check_invariants() passes") + what_when, *problem);
+      }
+    }
+    if (cadence_.sample_stored_key_scans) {
+      if (auto found = every_stored_key_found("C1", std::string(";") + what_when)) return found;
+    }
+    return std::nullopt;
   }
 
   // Every key the model holds is found (and counted right, where the subject can tell).
@@ -375,6 +439,7 @@ class FilterChecker : private CheckerBase {
   S& subject_;
   MultisetModel& model_;
   SubjectTraits traits_;
+  CheckCadence cadence_;
   std::vector<std::uint64_t> probes_;
 };
 
@@ -386,8 +451,8 @@ template <MapSubject S>
 class MapChecker : private CheckerBase {
  public:
   MapChecker(S& subject, MapModel& model, const Trace& trace, std::uint64_t seed,
-             const SubjectTraits& traits)
-      : CheckerBase(trace, seed), subject_(subject), model_(model), traits_(traits) {}
+             const SubjectTraits& traits, const CheckCadence& cadence)
+      : CheckerBase(trace, seed), subject_(subject), model_(model), traits_(traits), cadence_(cadence) {}
 
   std::optional<Violation> run() {
     for (std::size_t i = 0; i < trace_.entries.size(); ++i) {
@@ -397,13 +462,23 @@ class MapChecker : private CheckerBase {
       }
     }
     probes_ = probe_keys(trace_);
-    for (index_ = 0; index_ < trace_.entries.size(); ++index_) {
+    const std::size_t ops = trace_.entries.size();
+    for (index_ = 0; index_ < ops; ++index_) {
       const Op& op = trace_.entries[index_].op;
-      const std::string claim = op.kind == OpKind::kSerializeRoundtrip ? "C11" : "exception";
+      const char* claim = op.kind == OpKind::kSerializeRoundtrip ? "C11" : "exception";
+      // Sampled: also before the ops that could hide a broken invariant.
+      const bool hides = op.kind == OpKind::kClear || op.kind == OpKind::kSerializeRoundtrip;
       try {
+        if (cadence_.sample_invariants && hides) {
+          if (const auto problem = run_invariant_check(subject_)) {
+            return violation("C7", "check_invariants() passes (a sampled check, before this op)", *problem);
+          }
+        }
         if (auto found = step(op)) return found;
-        if (const auto problem = run_invariant_check(subject_)) {
-          return violation("C7", "check_invariants() passes", *problem);
+        if (!cadence_.sample_invariants || sampled_check_due(index_, ops)) {
+          if (const auto problem = run_invariant_check(subject_)) {
+            return violation("C7", "check_invariants() passes", *problem);
+          }
         }
       } catch (const std::exception& e) {
         return with_exception(violation(claim, "no exception", ""), e.what());
@@ -535,6 +610,7 @@ class MapChecker : private CheckerBase {
   S& subject_;
   MapModel& model_;
   SubjectTraits traits_;
+  CheckCadence cadence_;
   std::vector<std::uint64_t> probes_;
 };
 
@@ -544,27 +620,29 @@ class MapChecker : private CheckerBase {
 // and the subject; it is copied into the violation so the report can reproduce it.
 template <FilterSubject S>
 std::optional<Violation> check(S& subject, MultisetModel& model, const Trace& trace,
-                               std::uint64_t seed, const SubjectTraits& traits) {
-  return detail::FilterChecker<S>(subject, model, trace, seed, traits).run();
+                               std::uint64_t seed, const SubjectTraits& traits,
+                               const CheckCadence& cadence = {}) {
+  return detail::FilterChecker<S>(subject, model, trace, seed, traits, cadence).run();
 }
 
 template <FilterSubject S>
 std::optional<Violation> check(S& subject, MultisetModel& model, const Trace& trace,
-                               std::uint64_t seed) {
-  return check(subject, model, trace, seed, traits_of(subject, default_filter_traits()));
+                               std::uint64_t seed, const CheckCadence& cadence = {}) {
+  return check(subject, model, trace, seed, traits_of(subject, default_filter_traits()), cadence);
 }
 
 // Checks an exact map against the map model.
 template <MapSubject S>
 std::optional<Violation> check(S& subject, MapModel& model, const Trace& trace,
-                               std::uint64_t seed, const SubjectTraits& traits) {
-  return detail::MapChecker<S>(subject, model, trace, seed, traits).run();
+                               std::uint64_t seed, const SubjectTraits& traits,
+                               const CheckCadence& cadence = {}) {
+  return detail::MapChecker<S>(subject, model, trace, seed, traits, cadence).run();
 }
 
 template <MapSubject S>
 std::optional<Violation> check(S& subject, MapModel& model, const Trace& trace,
-                               std::uint64_t seed) {
-  return check(subject, model, trace, seed, traits_of(subject, default_map_traits()));
+                               std::uint64_t seed, const CheckCadence& cadence = {}) {
+  return check(subject, model, trace, seed, traits_of(subject, default_map_traits()), cadence);
 }
 
 }  // namespace cuckoo::model
