@@ -112,6 +112,11 @@ class ClassicUnderTest : public cuckoo::subjects::MapSubjectAdapter<Table> {
   std::string layout_problem_;
 };
 
+// check_invariants() (I1-I3, O(capacity); the layout check of a refused insert is made at
+// the insert and kept until reported) runs at the sampled cadence; every answer and the
+// size after every op (fuzz/README.md).
+constexpr cuckoo::model::CheckCadence kCadence{.sample_stored_key_scans = false, .sample_invariants = true};
+
 [[noreturn]] void fail(const std::string& what, const Trace& trace) {
   cuckoo::model::Violation v;
   v.claim = "C7";
@@ -188,11 +193,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   cuckoo::fuzz::maybe_print_trace(trace);
 
   const ClassicCuckooConfig config = cuckoo::subjects::classic_config_from(trace.parameters);
+  const bool may_report_full = cuckoo::subjects::classic_may_report_full(config);
   Table table(config);
-  ClassicUnderTest subject(table, cuckoo::subjects::classic_may_report_full(config));
+  ClassicUnderTest subject(table, may_report_full);
   cuckoo::model::MapModel model;
-  if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed)) {
-    cuckoo::fuzz::report_violation("classic", *violation, trace);
+  if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed, kCadence)) {
+    cuckoo::fuzz::report_exactly("classic", *violation, trace, [&] {
+      Table fresh(config);
+      ClassicUnderTest fresh_subject(fresh, may_report_full);
+      cuckoo::model::MapModel fresh_model;
+      return cuckoo::model::check(fresh_subject, fresh_model, trace, *config.seed);
+    });
   }
   after_trace(table, model, size, trace);
   check_config_errors(size, trace);

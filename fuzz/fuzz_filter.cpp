@@ -116,6 +116,10 @@ class FilterUnderTest {
   cuckoo::fuzz::IdentityCache identity_cache_;
 };
 
+// The scan of every stored key after a kFull and check_invariants() (O(slots)) run at the
+// sampled cadence; count(), size and every answer after every op (fuzz/README.md).
+constexpr cuckoo::model::CheckCadence kCadence{.sample_stored_key_scans = true, .sample_invariants = true};
+
 [[noreturn]] void fail(const std::string& what, const cuckoo::model::Trace& trace) {
   cuckoo::fuzz::fail_after_trace("filter", what, trace);
 }
@@ -222,8 +226,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CuckooFilter filter(config);
   FilterUnderTest subject(filter);
   cuckoo::model::MultisetModel model;
-  if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed)) {
-    cuckoo::fuzz::report_violation("filter", *violation, trace);
+  if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed, kCadence)) {
+    cuckoo::fuzz::report_exactly("filter", *violation, trace, [&] {
+      CuckooFilter fresh(config);
+      FilterUnderTest fresh_subject(fresh);
+      cuckoo::model::MultisetModel fresh_model;
+      return cuckoo::model::check(fresh_subject, fresh_model, trace, *config.seed);
+    });
   }
   check_accessors(filter, config, trace);
   check_packed_table(filter, size * 0x9e3779b97f4a7c15ULL + filter.size(), trace);

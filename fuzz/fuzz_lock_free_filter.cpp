@@ -46,6 +46,11 @@ using cuckoo::LockFreeFilter;
 
 constexpr std::string_view kTarget = "lock_free_filter";
 
+// The scan of every stored key after a kFull runs at the sampled cadence; the subject's
+// check_invariants() after every op (its version check compares each bucket with the
+// previous op's), and count(), size and every answer after every op (fuzz/README.md).
+constexpr cuckoo::model::CheckCadence kCadence{.sample_stored_key_scans = true, .sample_invariants = false};
+
 CuckooFilterPlacement placement_of(const LockFreeFilter& f, std::uint64_t key) {
   return f.placement_of_hash(f.hash_of(key));
 }
@@ -288,8 +293,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   LockFreeFilter filter(config);
   LockFreeUnderTest subject(filter);
   cuckoo::model::MultisetModel model;
-  if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed)) {
-    cuckoo::fuzz::report_violation(kTarget, *violation, trace);
+  if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed, kCadence)) {
+    cuckoo::fuzz::report_exactly(kTarget, *violation, trace, [&] {
+      LockFreeFilter fresh(config);
+      LockFreeUnderTest fresh_subject(fresh);
+      cuckoo::model::MultisetModel fresh_model;
+      return cuckoo::model::check(fresh_subject, fresh_model, trace, *config.seed);
+    });
   }
   const std::vector<std::uint64_t> keys = probe_keys(trace, size * 0x9e3779b97f4a7c15ULL);
   check_accessors(filter, config, trace);

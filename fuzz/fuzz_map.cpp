@@ -102,6 +102,10 @@ class MapUnderTest : public cuckoo::subjects::MapSubjectAdapter<Map<B>> {
   Map<B>* table_;
 };
 
+// check_invariants() (the map's own, O(capacity), and the iteration count) runs at the
+// sampled cadence; every answer and the size after every op (fuzz/README.md).
+constexpr cuckoo::model::CheckCadence kCadence{.sample_stored_key_scans = false, .sample_invariants = true};
+
 [[noreturn]] void fail(const std::string& what, const Trace& trace) {
   cuckoo::model::Violation v;
   v.claim = "C7";
@@ -225,11 +229,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const CuckooMapConfig config = cuckoo::subjects::map_config_from(trace.parameters);
   cuckoo::subjects::with_map_slots(trace.parameters, [&]<unsigned B>() {
+    const bool capped = config.max_capacity < CuckooMapConfig{}.max_capacity;
     Map<B> table(config);
-    MapUnderTest<B> subject(table, config.max_capacity < CuckooMapConfig{}.max_capacity);
+    MapUnderTest<B> subject(table, capped);
     cuckoo::model::MapModel model;
-    if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed)) {
-      cuckoo::fuzz::report_violation("map", *violation, trace);
+    if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed, kCadence)) {
+      cuckoo::fuzz::report_exactly("map", *violation, trace, [&] {
+        Map<B> fresh(config);
+        MapUnderTest<B> fresh_subject(fresh, capped);
+        cuckoo::model::MapModel fresh_model;
+        return cuckoo::model::check(fresh_subject, fresh_model, trace, *config.seed);
+      });
     }
     after_trace(table, model, size, trace);
     check_config_errors<B>(size, trace);

@@ -320,6 +320,19 @@ inline void maybe_dump_serialized(std::span<const std::uint8_t> bytes) {
   std::abort();
 }
 
+// The differential targets run the lock-step checker with a sampled cadence (the O(size)
+// checks at sampled ops, model::CheckCadence; fuzz/README.md says which per target). A
+// violation it finds is reported as the exact cadence reports it: `rerun_exact()` checks
+// the trace again on a fresh engine, subject and model with every check after every op,
+// so the report names the op that made the fault. If that run passes (the sampled scans
+// look where the exact cadence does not), the sampled violation is reported.
+template <class RerunExact>
+[[noreturn]] void report_exactly(std::string_view target, const model::Violation& sampled,
+                                 const model::Trace& trace, RerunExact&& rerun_exact) {
+  const std::optional<model::Violation> exact = rerun_exact();
+  report_violation(target, exact ? *exact : sampled, trace);
+}
+
 // For checks that are not about a trace (the deserializers, the trace parser): prints
 // what was expected and what happened, with the input's bytes as hex, then aborts.
 [[noreturn]] inline void report_failure(std::string_view target, std::string_view what,
