@@ -852,6 +852,16 @@ int exec_command(const std::vector<std::string>& args) {
             << audit::to_string(a.audit.profile) << ", seed " << a.audit.seed << ", keys "
             << audit::to_string(a.session.keys) << "\n"
             << std::flush;
+  // Progress on stderr: each step as it starts, with the time so far and the subject's
+  // requests (a slow subject's audit takes minutes).
+  const auto exec_started = std::chrono::steady_clock::now();
+  a.audit.on_step = [&session, exec_started](const std::string& step) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - exec_started).count();
+    std::cerr << "[" << detail_seconds(seconds) << ", " << session.stats().requests
+              << " requests] " << step << "\n"
+              << std::flush;
+  };
   audit::Report report = audit::audit_exec(session, a.audit);
   const std::optional<std::string> note = session.close();
 

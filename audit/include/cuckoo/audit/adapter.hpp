@@ -287,6 +287,9 @@ struct AuditOptions {
   std::size_t confirm_replays = 5;
   // The report's command (what reproduces the run); empty: a description of the call.
   std::string command;
+  // Called as each step starts, with what it runs ("C6: 38 traces (...)", "C2: 200000
+  // queries"): progress for a slow subject. Called from the auditing thread.
+  std::function<void(const std::string& step)> on_step;
 };
 
 // The false positive bound of C2 for a partial-key cuckoo filter with f-bit fingerprints
@@ -1419,6 +1422,10 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     plan.set_aside = [&traits](const model::Violation& v) { return set_aside_after(traits, v); };
     plan.confirm_replays = options.confirm_replays;
     plan.hint = hint;
+    if (options.on_step) {
+      options.on_step(name + ": " + std::to_string(count) + " trace" + (count == 1 ? "" : "s") +
+                      " (" + checked + ")");
+    }
     // The seed of the claim's main plan is the claim's task seed, as before plans had names.
     coverage.push_back(run_labelled_trace_check(
         plan, task_seed(options.seed, name == claim ? claim : name, traits.name, configuration),
@@ -1602,6 +1609,10 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     const std::size_t fills = static_cast<std::size_t>(std::max<std::uint64_t>(
         1, std::min<std::uint64_t>(kC3Fills * scale, kC3InsertBudget * scale / per_fill)));
     const TaskContext ctx = context_for("C3");
+    if (options.on_step) {
+      options.on_step("C3: " + std::to_string(fills) + " fill" + (fills == 1 ? "" : "s") +
+                      " of fresh instances until refused");
+    }
     measured["C3"] = measure_refusal_load(make, traits, fills, ctx.seed, ledger.set_aside, check,
                                           options, ctx);
   }
@@ -1620,6 +1631,10 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     if constexpr (!kMap) {
       const std::uint64_t queries =
           options.fpr_queries != 0 ? options.fpr_queries : kQuickFprQueries * scale;
+      if (options.on_step) {
+        options.on_step("C2: a fill to " + std::to_string(static_cast<int>(kFprLoad * 100)) +
+                        "% of capacity, then " + std::to_string(queries) + " queries of absent keys");
+      }
       measured["C2"] = measure_fpr(make, traits, queries,
                                    task_seed(options.seed, "C2", traits.name, configuration));
     }
