@@ -188,6 +188,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <functional>
@@ -366,6 +367,13 @@ inline std::uint64_t c6_fill_keys(std::uint64_t capacity) {
 // The lookups of one C6 random-mix trace (capacities up to kSmallCapacity), from above:
 // about 1.5 capacity keys and 3 ops a key; once full, about every other op is a refused
 // insert, after which every stored key (up to capacity) is looked up.
+// A load (items / capacity) in summaries: "0.950", "1.243".
+inline std::string load_text(double load) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", load);
+  return text;
+}
+
 inline std::uint64_t c6_mix_trace_cost(std::uint64_t capacity) {
   const std::uint64_t keys = capacity + 1 + capacity / 2;
   return (3 * keys + 50) * capacity / 2 + 1;
@@ -967,7 +975,7 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
   r.verdict = positives <= max_count ? Verdict::kPass : Verdict::kFail;
   r.summary = "every one of the " + std::to_string(stored) + " stored keys found; " +
               std::to_string(positives) + " false positives in " + std::to_string(queries) +
-              " queries at load " + std::to_string(load.value) + ": " +
+              " queries at load " + load_text(load.value) + ": " +
               (r.verdict == Verdict::kPass ? "within" : "above") + " the bound of " +
               std::to_string(max_count) + " for " +
               (declared ? "the declared rate " + std::to_string(p)
@@ -1142,8 +1150,8 @@ ClaimResult measure_refusal_load(Factory& make, const ImplementationTraits& trai
   r.samples = offered;
   const std::string loads =
       refused_fills != 0
-          ? "first refusal of a new key at load " + std::to_string(lowest_first) + " (lowest) and " +
-                std::to_string(mean.value) + " (mean) over " + std::to_string(refused_fills) +
+          ? "first refusal of a new key at load " + load_text(lowest_first) + " (lowest) and " +
+                load_text(mean.value) + " (mean) over " + std::to_string(refused_fills) +
                 " fills that were refused"
           : "no new key refused";
   if (!failing) {
