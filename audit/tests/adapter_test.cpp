@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cuckoo/audit/adapter.hpp"
+#include "cuckoo/audit/exec.hpp"
 #include "cuckoo/subjects/filter.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
 #include "cuckoo/model/trace.hpp"
@@ -114,6 +115,41 @@ TEST(AdapterAudit, LossySetFailsWithAShrunkReplayableTrace) {
   // A deterministic failure replays every time: not marked.
   EXPECT_EQ(c7.summary.find("NOT REPRODUCIBLE"), std::string::npos) << c7.summary;
   EXPECT_EQ(figure_of(c7, "replays of the counterexample that failed").value, 5.0);
+}
+
+// A set of byte strings through the adapter: the uint64 trace keys become the byte
+// strings `cuckoo-audit exec` sends (encode_key, the mixed family: the empty key, zero
+// bytes, words, URLs, 1-4 KiB keys, keys one bit apart). kCString plants the C-string bug:
+// the key is cut at its first zero byte.
+template <bool kCString>
+struct StringSetAdapter {
+  std::unordered_set<std::string> set;
+  static std::string bytes(std::uint64_t k) {
+    std::string b = cuckoo::audit::encode_key(cuckoo::audit::ExecKeys::kMixed, k);
+    if (kCString) b.resize(b.find('\0') == std::string::npos ? b.size() : b.find('\0'));
+    return b;
+  }
+  bool insert(std::uint64_t k) { return set.insert(bytes(k)).second; }
+  bool contains(std::uint64_t k) const { return set.count(bytes(k)) != 0; }
+  bool erase(std::uint64_t k) { return set.erase(bytes(k)) != 0; }
+  std::uint64_t size() const { return set.size(); }
+  void clear() { set.clear(); }
+};
+
+TEST(AdapterAudit, AStringKeyedSetIsAuditedWithTheExecKeyFamilies) {
+  const Report good = cuckoo::audit::audit_implementation(
+      [] { return StringSetAdapter<false>{}; }, set_traits("string.set"), small_options());
+  EXPECT_TRUE(good.all_passed()) << result_for(good, "C7").summary;
+  const ImplementationTraits traits = set_traits("cstring.set");
+  const Report bad = cuckoo::audit::audit_implementation([] { return StringSetAdapter<true>{}; },
+                                                         traits, small_options());
+  const ClaimResult& c7 = result_for(bad, "C7");
+  ASSERT_EQ(c7.verdict, Verdict::kFail) << "seed " << kSeed << ": " << c7.summary;
+  ASSERT_TRUE(c7.counterexample.has_value());
+  EXPECT_LE(c7.counterexample->shrunk_ops, 4U) << c7.counterexample->trace;
+  const cuckoo::model::Trace trace = cuckoo::model::parse_trace(c7.counterexample->trace);
+  EXPECT_TRUE(cuckoo::audit::replay_implementation([] { return StringSetAdapter<true>{}; }, traits, trace));
+  EXPECT_FALSE(cuckoo::audit::replay_implementation([] { return StringSetAdapter<false>{}; }, traits, trace));
 }
 
 // The project's filter through the adapter, answering InsertResult.

@@ -51,6 +51,11 @@
 // apart share its copy limit unseen: give identity() for a filter with a copy limit, or
 // C5 may fail on such an alias (the trace then names both keys). identity() is not
 // trusted blindly: keys it makes one item must get equal contains() answers (below).
+// Keys are uint64 trace keys. An implementation keyed by strings or bytes maps them in the
+// adapter; cuckoo::audit::encode_key(ExecKeys::kMixed, key) (exec.hpp) gives the byte
+// strings `cuckoo-audit exec` sends, which find hash-handling bugs (the empty key, zero
+// bytes, 1-4 KiB keys, keys one bit or one late byte apart):
+//   bool insert(std::uint64_t k) { return set.insert(encode_key(ExecKeys::kMixed, k)).second; }
 // The factory is called once per trace and must return a fresh, empty instance, the same
 // one every time (a fixed seed): a counterexample is only replayable if the
 // implementation is deterministic.
