@@ -4,8 +4,8 @@
 // The input decodes (op_decoder.hpp) into a policy, 2..32 slots, 1..500 kicks, 0..3
 // rehashes, optionally a growth cap (then kFull is allowed and C6 is checked: a failed
 // insert loses nothing), and an op sequence. The lock-step checker compares every
-// answer with the model (C7) and runs invariant_violation() (I1-I3) after each op. The
-// subject adds, after each op: the seed is derive_seed applied seed_generation() times
+// answer with the model (C7) after each op and runs invariant_violation() (I1-I3) at the
+// sampled cadence (kCadence below). The subject's check adds: the seed is derive_seed applied seed_generation() times
 // to initial_seed(); for_each() visits size() entries; the counters are consistent; and
 // a kFull under the report policy leaves the layout exactly as it was (the undo restores
 // every entry to its old slot).

@@ -6,8 +6,9 @@
 // The subject adds to subjects::FilterSubjectAdapter:
 //   - count(key): the copies of the key's identity, recounted from the slots and the
 //     stash, so that a lost or extra copy shows at the insert or erase that made it;
-//   - check_invariants(): the slots and stash hold exactly size() fingerprints, every
-//     stash entry is valid, and the counters are consistent;
+//   - check_invariants() (at the sampled cadence, kCadence below): the slots and stash
+//     hold exactly size() fingerprints, every stash entry is valid, and the counters are
+//     consistent;
 //   - a serialize round trip that also requires the bytes of the copy to equal the
 //     original's byte for byte and the stats to survive.
 // After the trace: the accessors agree with the configuration; the bucket storage on

@@ -4,7 +4,7 @@
 // 1..32 slots, a path length of 1..8, optionally a growth cap a few buckets above the
 // initial table (then kFull is allowed and C6 is checked), and an op sequence. The
 // lock-step checker compares every answer with the model (C7), runs the map's own
-// check_invariants() after each op, and at every serialize_roundtrip requires the copy
+// check_invariants() at the sampled cadence (kCadence below), and at every serialize_roundtrip requires the copy
 // to equal the original and to re-serialize to the same bytes (the format stores
 // positions, so the layout survives).
 // After the trace, with the model as the oracle: iteration visits exactly the model's

@@ -4,7 +4,8 @@
 // items, a kick bound (500, or 3 or 1 to reach the kick-bound path) and an op sequence.
 // The lock-step checker compares every answer with the model (C7; kFull is allowed
 // because the stash can fill, and then nothing may be lost: C6) and runs the engine's
-// invariant_violation() (the pseudoforest recomputed from scratch) after each op.
+// invariant_violation() (the pseudoforest recomputed from scratch) at the sampled
+// cadence (kCadence below).
 // The subject adds claim C8 at every insert of an absent key:
 //   - would_insert_fail(key) equals "no placement exists" for the items in the tables
 //     plus the new one, as PlacementOracle decides it by max flow with one slot per
