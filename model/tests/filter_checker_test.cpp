@@ -651,6 +651,7 @@ TEST(FilterChecker, SampledScanCatchesALossOnFullBeforeAClearCanHideIt) {
   // op 10 loses key 1 (not a sampled op); op 13's clear would hide the loss.
   text += "insert 11\nsize\nsize\nclear\ninsert 1\nsize\nsize\n";
   const auto found = run_sampled<LosesOnFullFilter>(text);
+  ASSERT_TRUE(found.has_value()) << "the loss at op 10 was not seen before the clear";
   expect_violation(found, "C1", 13, Op::clear());
   EXPECT_EQ(found->expected, "contains 1 => true (1 copy of 1 is stored; (a sampled check, before this op))");
   // The exact cadence names the op that lost it.
