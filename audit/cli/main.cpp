@@ -732,10 +732,9 @@ int exec_replay(const ExecArgs& a, audit::ExecSession& session) {
     return kExitHeld;
   }
   // Labelled as the audit labels it: a wrong size or an exact set's wrong answer by the
-  // claim it breaks for this kind of subject (C5 for a filter, C7 for a set).
-  if (violation->claim != "exception") {
-    violation->claim = audit::adapter_detail::claim_broken(session.traits(), *violation, violation->claim);
-  }
+  // claim it breaks for this kind of subject (C5 for a filter, C7 for a set); anything
+  // else (an exception: the process failed) keeps its own label.
+  violation->claim = audit::adapter_detail::claim_broken(session.traits(), *violation, violation->claim);
   if (violation->claim == "exception") {
     std::cout << "VIOLATION: the subject process failed (it crashed, exited, hung or answered "
                  "out of protocol)";

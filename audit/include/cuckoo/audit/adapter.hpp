@@ -369,9 +369,6 @@ constexpr bool kMapAdapter = requires(Impl& i, std::uint64_t key, std::uint64_t 
 inline std::uint64_t c6_fill_keys(std::uint64_t capacity) {
   return 2 * capacity + capacity / 4 + capacity / 16 + 1;
 }
-// The lookups of one C6 random-mix trace (capacities up to kSmallCapacity), from above:
-// about 1.5 capacity keys and 3 ops a key; once full, about every other op is a refused
-// insert, after which every stored key (up to capacity) is looked up.
 // A load (items / capacity) in summaries: "0.950", "1.243".
 inline std::string load_text(double load) {
   char text[32];
@@ -379,6 +376,9 @@ inline std::string load_text(double load) {
   return text;
 }
 
+// The lookups of one C6 random-mix trace (capacities up to kSmallCapacity), from above:
+// about 1.5 capacity keys and 3 ops a key; once full, about every other op is a refused
+// insert, after which every stored key (up to capacity) is looked up.
 inline std::uint64_t c6_mix_trace_cost(std::uint64_t capacity) {
   const std::uint64_t keys = capacity + 1 + capacity / 2;
   return (3 * keys + 50) * capacity / 2 + 1;
@@ -513,9 +513,6 @@ class SubjectWatch {
   std::optional<Deviation> deviation_;
 };
 
-// The user's adapter (a filter or a set) as a subject of the model checker. With a model
-// (the checker's, the same object), it answers size() as `settings` say and watches the
-// refusal floor.
 // size() of an adapter subject: the implementation's answer (nothing when it has no
 // size()) judged by the watch against the model's count (nothing without a model).
 template <class Impl, class Model>
@@ -531,6 +528,9 @@ std::uint64_t watched_size(SubjectWatch& watch, const Model* model, Impl& impl) 
   });
 }
 
+// The user's adapter (a filter or a set) as a subject of the model checker. With a model
+// (the checker's, the same object), it answers size() as `settings` say and watches the
+// refusal floor.
 template <class Impl>
 class ImplementationSubject {
  public:
