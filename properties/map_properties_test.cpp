@@ -117,6 +117,7 @@ class ObservedTable : public subjects::MapSubjectAdapter<Table> {
     if (result == InsertResult::kFull) paths_->insert("full");
     if (result == InsertResult::kUpdated) paths_->insert("updated");
     if (after.capacity > before.capacity) paths_->insert("growth");
+    if (after.capacity > before.capacity && before.stash != 0) paths_->insert("growth_with_stash");
     if (after.stash != 0) paths_->insert("stash");
     if (after.kicks != before.kicks) paths_->insert("kicks");
     if (after.rehashes != before.rehashes) paths_->insert("rehash");
@@ -191,8 +192,14 @@ TEST_P(CuckooMapProperty, AgreesWithMapModelAcrossGrowth) {
   props::Coverage coverage;
   const auto run = check_map_property(kBudget, coverage, props::cuckoo_map_header(GetParam(), false),
                                       /*serializable=*/true);
-  props::expect_exercised(run, coverage,
-                          {"growth", "stash", "updated", "roundtrip", "erase_with_stash"});
+  props::expect_exercised(run, coverage, {"growth", "updated", "roundtrip"});
+  // A map that may grow grows at kGrowLoadPercent instead of searching, so its stash
+  // takes only items whose search failed below that load. At b <= 4 that happens in
+  // tiny tables; at b = 8 (95 %) hardly ever, and AgreesWithMapModelWhenCapped covers
+  // the stash there. growth_with_stash: a doubling that carries stashed items.
+  if (GetParam() <= 4) {
+    props::expect_exercised(run, coverage, {"stash", "erase_with_stash", "growth_with_stash"});
+  }
 }
 
 TEST_P(CuckooMapProperty, AgreesWithMapModelWhenCapped) {

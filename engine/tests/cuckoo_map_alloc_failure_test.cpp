@@ -97,10 +97,18 @@ constexpr std::size_t kMaxAllocationsPerOp = 10'000;
 
 // Keys from kHot on share two buckets at every size and seed: they force path searches,
 // the stash and growth.
+// Keys from kWarm on share the buckets {0, 1} of a table of 8 buckets, and spread over
+// the buckets 0..3 of 16 (bits 0 and 1 of n - kWarm): they fill the stash at 8 buckets,
+// and doubling places them all.
 constexpr std::uint64_t kHot = 1'000'000;
+constexpr std::uint64_t kWarm = 2'000'000;
 struct HotHasher {
   std::uint64_t operator()(const std::string& key, std::uint64_t seed) const {
     const std::uint64_t n = std::strtoull(key.c_str(), nullptr, 10);
+    if (n >= kWarm) {
+      const std::uint64_t j = n - kWarm;
+      return ((j & 1U) << 60) | (std::uint64_t{1} << 29) | (((j >> 1) & 1U) << 28);
+    }
     return n >= kHot ? 0x0123456789abcdefULL : cuckoo::DefaultHasher{}(n, seed);
   }
 };
@@ -128,11 +136,17 @@ void expect_same(const M& after, const M& before, const std::string& what) {
   EXPECT_TRUE(after == before) << what << ": the map changed";
 }
 
+// What an insert may do when an allocation fails inside it: be refused (kFull) with the
+// map unchanged; or, for an insert that grows before it searches (CuckooMap above
+// kGrowLoadPercent), store the item through the search or the stash instead of growing.
+enum class OnFailure { kRefused, kRefusedOrStoredWithoutGrowth };
+
 // Runs op(map) on copies of `start` with allocation N failing, N = 1, 2, ... until op
 // completes with no failure injected. op returns whether it reported a refusal.
 // Returns the number of allocations the successful run made.
 template <class M, class Op>
-std::size_t for_every_failure(const M& start, const std::string& what, Op op) {
+std::size_t for_every_failure(const M& start, const std::string& what, Op op,
+                              OnFailure allowed = OnFailure::kRefused) {
   for (std::size_t n = 1; n < kMaxAllocationsPerOp; ++n) {
     M map = start;  // copied while disarmed (a copy starts with empty search buffers)
     g_next_fail_at = n;
@@ -144,6 +158,13 @@ std::size_t for_every_failure(const M& start, const std::string& what, Op op) {
       EXPECT_FALSE(refused) << what << ": refused with no allocation failing";
       EXPECT_EQ(map.check_invariants(), "") << what;
       return n - 1;
+    }
+    if (!refused && allowed == OnFailure::kRefusedOrStoredWithoutGrowth) {
+      EXPECT_EQ(map.check_invariants(), "") << attempt;
+      EXPECT_EQ(map.size(), start.size() + 1) << attempt << ": stored without growing";
+      EXPECT_EQ(map.capacity(), start.capacity()) << attempt << ": the failed growth changed the capacity";
+      if (::testing::Test::HasFailure()) return n;
+      continue;
     }
     EXPECT_TRUE(refused) << attempt << ": not reported as a refusal";
     expect_same(map, start, attempt);
@@ -243,12 +264,44 @@ void every_insert_path() {
       }
       ++n;
     }
-    // map is one insert short of growing; key n - 1 makes it grow.
-    EXPECT_GE(for_every_failure(map, "growth", [n](M& m) { return insert_moved(m, n - 1); }), 4U)
-        << "a rebuild allocates its slots, masks, hashes and placement";
-    EXPECT_GE(
-        for_every_failure(map, "growth (copy)", [n](M& m) { return insert_copied(m, n - 1); }),
-        5U);
+    // map is one insert short of growing; key n - 1 makes it grow. Doubling allocates the
+    // new slots and their tags (rebuild_doubled); the copy also allocates the value.
+    EXPECT_GE(for_every_failure(map, "growth", [n](M& m) { return insert_moved(m, n - 1); },
+                                OnFailure::kRefusedOrStoredWithoutGrowth),
+              2U)
+        << "a doubling allocates its slots and tags";
+    EXPECT_GE(for_every_failure(
+                  map, "growth (copy)", [n](M& m) { return insert_copied(m, n - 1); },
+                  OnFailure::kRefusedOrStoredWithoutGrowth),
+              3U);
+  }
+  // Growth first, above kGrowLoadPercent: warm keys fill buckets 0 and 1 and the stash,
+  // other keys fill the table to 90 %; the next warm key grows before it searches. When
+  // that growth fails, its search fails too and the stash is full: it is refused, and
+  // growth is not tried a second time (which would succeed: the failure was one
+  // allocation).
+  if constexpr (B == 4) {
+    M map(config(8 * B, 1 << 12));
+    std::uint64_t warm = kWarm;
+    while (map.stash_size() < M::kStashSlots) {
+      ASSERT_EQ(map.insert(key_of(warm), value_of(warm)), InsertResult::kInserted);
+      ++warm;
+    }
+    for (std::uint64_t n = 1; map.size() * 100 < M::kGrowLoadPercent * map.capacity(); ++n) {
+      ASSERT_LT(n, 10'000U) << "no keys fill the table without growing it";
+      M probe = map;  // a key whose buckets are both among 0 and 1 would grow the map
+      ASSERT_EQ(probe.insert(key_of(n), value_of(n)), InsertResult::kInserted);
+      if (probe.stats().growths == 0) {
+        ASSERT_EQ(map.insert(key_of(n), value_of(n)), InsertResult::kInserted);
+      }
+    }
+    ASSERT_EQ(map.stats().growths, 0U);
+    EXPECT_GE(for_every_failure(map, "growth before search",
+                                [warm](M& m) { return insert_moved(m, warm); }),
+              2U);
+    M grown = map;
+    ASSERT_EQ(grown.insert(key_of(warm), value_of(warm)), InsertResult::kInserted);
+    EXPECT_EQ(grown.stats().growths, 1U) << "with no failure, the warm key grows the map";
   }
   // reserve: the rebuild allocates; a failure answers false and changes nothing.
   {

@@ -499,6 +499,126 @@ TEST(CuckooMap, CuckooPathMovesItemsFromTheEndBackwards) {
   }
 }
 
+// Doubling with the same seed moves each item once (rebuild_doubled): the items of
+// bucket i go to 2i or 2i + 1, as their hash says, with no path search, and stashed items
+// move into the table where one of their new buckets has room. Hot keys j = 0..10 share
+// the buckets {0, 1} at 4 buckets; at 8 buckets their first bucket is 0 or 1 (bit 0 of j)
+// and their second 2 or 3 (bit 1). Eight fill buckets 0 and 1, three are stashed.
+TEST(CuckooMap, DoublingMovesEachItemToTheBucketItsHashNames) {
+  using PlacedMap = CuckooMap<std::uint64_t, std::uint64_t, 4, PlacementHasher>;
+  PlacementHasher hasher;
+  for (std::uint64_t j = 0; j < 11; ++j) {
+    const std::uint64_t first8 = j & 1U;
+    const std::uint64_t second8 = 2 + ((j >> 1) & 1U);
+    (*hasher.placed)[1000 + j] = (first8 << 61) | (second8 << 29);
+  }
+  PlacedMap map(config_of(31, 16, 1 << 12), hasher);
+  ASSERT_EQ(map.bucket_count(), 4U);
+  for (std::uint64_t k = 1000; k < 1011; ++k) ASSERT_EQ(map.insert(k, k + 7), InsertResult::kInserted);
+  for (std::uint64_t k = 1000; k < 1011; ++k) {
+    ASSERT_EQ(map.buckets_of(k), (std::pair<std::uint32_t, std::uint32_t>(0, 1))) << k;
+  }
+  ASSERT_EQ(map.stash_size(), 3U) << "buckets 0 and 1 hold eight; three had no path";
+  const std::uint64_t searches = map.stats().bfs_searches;
+  ASSERT_TRUE(map.reserve(28)) << "28 items at 90 % need 8 buckets: an exact doubling";
+  EXPECT_EQ(map.bucket_count(), 8U);
+  EXPECT_EQ(map.stats().growths, 1U);
+  EXPECT_EQ(map.stats().bfs_searches, searches) << "a doubling searches nothing";
+  EXPECT_EQ(map.stash_size(), 0U) << "each stashed item has room in one of its new buckets";
+  EXPECT_EQ(map.size(), 11U);
+  EXPECT_EQ(map.check_invariants(), "");
+  for (std::uint64_t k = 1000; k < 1011; ++k) {
+    const std::uint64_t j = k - 1000;
+    EXPECT_EQ(map.buckets_of(k),
+              (std::pair<std::uint32_t, std::uint32_t>(j & 1U, 2 + ((j >> 1) & 1U))))
+        << k;
+    EXPECT_EQ(value_of(map, k), k + 7) << k;
+  }
+}
+
+// The new key of an insert that doubles needs room in one of its new buckets beside the
+// items that move there. Buckets at 4 -> 8: a0..a3 fill bucket 0 and all move to 0; b0..b3
+// fill bucket 1 and all move to 2; c fills 2 and d three slots of 3 (93.75 % load, so the
+// next insert grows). p (new buckets 0 and 3) fits in 3 by a single pass; q (new buckets 0
+// and 2, both refilled by the items that move there) does not, and the rebuild that
+// searches places it.
+TEST(CuckooMap, DoublingPlacesTheNewKeyBesideTheItemsThatMove) {
+  using PlacedMap = CuckooMap<std::uint64_t, std::uint64_t, 4, PlacementHasher>;
+  const auto hash8 = [](std::uint64_t first8, std::uint64_t second8) {
+    return (first8 << 61) | (second8 << 29);
+  };
+  for (const bool single_pass : {true, false}) {
+    SCOPED_TRACE(single_pass ? "p: a single pass" : "q: the searching rebuild");
+    PlacementHasher hasher;
+    for (std::uint64_t j = 0; j < 4; ++j) {
+      (*hasher.placed)[100 + j] = hash8(0, 2);
+      (*hasher.placed)[200 + j] = hash8(2, 3);
+      (*hasher.placed)[300 + j] = hash8(4, 4);
+      if (j < 3) (*hasher.placed)[400 + j] = hash8(6, 6);
+    }
+    const std::uint64_t key = single_pass ? 500 : 600;
+    (*hasher.placed)[500] = hash8(0, 3);
+    (*hasher.placed)[600] = hash8(0, 2);
+    PlacedMap map(config_of(41, 16, 1 << 12), hasher);
+    for (std::uint64_t base : {100, 200, 300, 400}) {
+      for (std::uint64_t k = base; k < base + 4 && hasher.placed->count(k) != 0; ++k) {
+        ASSERT_EQ(map.insert(k, k), InsertResult::kInserted);
+      }
+    }
+    ASSERT_EQ(map.size(), 15U);
+    ASSERT_EQ(map.buckets_of(key), (std::pair<std::uint32_t, std::uint32_t>(0, 1)));
+    const std::uint64_t searches = map.stats().bfs_searches;
+    ASSERT_EQ(map.insert(key, 9), InsertResult::kInserted);
+    EXPECT_EQ(map.bucket_count(), 8U);
+    EXPECT_EQ(map.stats().growths, 1U);
+    EXPECT_EQ(map.stash_size(), 0U);
+    if (single_pass) {
+      EXPECT_EQ(map.stats().bfs_searches, searches) << "p fits bucket 3 without a search";
+    } else {
+      EXPECT_GT(map.stats().bfs_searches, searches) << "q needs the rebuild's search";
+    }
+    EXPECT_EQ(map.check_invariants(), "");
+    EXPECT_EQ(value_of(map, key), 9U);
+    for (const auto& [k, h] : *hasher.placed) {
+      if (k < 500) {
+        EXPECT_EQ(value_of(map, k), k) << k;
+      }
+    }
+  }
+}
+
+// A map that may grow grows once it is kGrowLoadPercent full rather than search for a
+// cuckoo path; a map at its max_capacity searches on and fills further (C3).
+TEST(CuckooMap, GrowsInsteadOfSearchingAboveTheGrowLoad) {
+  const std::uint64_t seed = test_seed(37);
+  SCOPED_TRACE(seed_note(seed));
+  cuckoo::detail::Rng rng(seed);
+  U64Map growing(config_of(seed, 4096));
+  std::size_t growths_at_high_load = 0;
+  for (int i = 0; i < 40000; ++i) {
+    const std::size_t size = growing.size();
+    const std::size_t capacity = growing.capacity();
+    const std::uint64_t searches = growing.stats().bfs_searches;
+    ASSERT_EQ(growing.insert(rng.next(), 0), InsertResult::kInserted);
+    const bool high = size * 100 >= U64Map::kGrowLoadPercent * capacity;
+    if (high && growing.stats().bfs_searches != searches) {
+      FAIL() << "insert " << i << " searched at load " << size << "/" << capacity;
+    }
+    if (growing.capacity() != capacity) {
+      EXPECT_TRUE(high) << "insert " << i << " grew at load " << size << "/" << capacity;
+      ++growths_at_high_load;
+    }
+  }
+  EXPECT_GE(growths_at_high_load, 3U);
+  EXPECT_EQ(growing.check_invariants(), "");
+  U64Map capped(config_of(seed, 4096, 4096));
+  while (capped.insert(rng.next(), 0) == InsertResult::kInserted) {
+  }
+  EXPECT_EQ(capped.capacity(), 4096U);
+  EXPECT_GT(capped.size() * 100, U64Map::kGrowLoadPercent * capped.capacity())
+      << "a capped map searches above the grow load";
+}
+
 TEST(CuckooMap, NonPowerOfTwoBucketCounts) {
   const std::uint64_t seed = test_seed(13);
   U64Map map(config_of(seed, 50));  // 13 buckets of 4

@@ -22,8 +22,9 @@
 //
 // insert() of a new key takes a free slot in either candidate bucket (the hot path,
 // inline below); failing that, a bounded cuckoo path search, a free stash slot, then
-// growth into twice the buckets, all or nothing (detail/map_insert.hpp and
-// detail/map_growth.hpp describe each step and its bound). erase() empties the slot and
+// growth into twice the buckets, all or nothing; a map kGrowLoadPercent full that may
+// still grow grows before it searches (detail/map_insert.hpp and detail/map_growth.hpp
+// describe each step and its bound). erase() empties the slot and
 // lets a stashed item whose candidate bucket got room move back into the table.
 //
 // Every loop has a named bound: SlotsPerBucket per bucket, kStashSlots for the stash,
@@ -187,6 +188,12 @@ class CuckooMap {
   static constexpr unsigned kMaxGrowthSteps = 3;
   static constexpr unsigned kSeedsPerSize = 2;
   static constexpr unsigned kMinGrowthLoadPercent = 5;
+  // At or above this load an insert whose two buckets are full grows the table, when
+  // max_capacity allows, instead of searching for a cuckoo path (detail/map_insert.hpp).
+  static constexpr unsigned kGrowLoadPercent = SlotsPerBucket == 1   ? 45
+                                               : SlotsPerBucket == 2 ? 80
+                                               : SlotsPerBucket == 4 ? 90
+                                                                     : 95;
   // reserve(n) sizes the table so that n items fill it to at most this load, a little
   // below what the slot count reaches before the first failed insert (C3).
   static constexpr unsigned kReserveLoadPercent = SlotsPerBucket == 1   ? 45
@@ -632,9 +639,15 @@ class CuckooMap {
   [[gnu::noinline]] InsertResult insert_slow(Pending<KK, VV>&& item, std::uint64_t hash);
   template <class KK, class VV>
   [[gnu::noinline]] InsertResult grow_and_insert(Pending<KK, VV>& item);
+  // Growth for item: true if a rebuild into more buckets stored it (stats counted);
+  // false, having changed nothing, if the map cannot grow or no rebuild succeeds.
+  template <class KK, class VV>
+  bool grow_with(Pending<KK, VV>& item);
   [[gnu::noinline]] void refill_from_stash(std::uint32_t bucket);
   template <class P>
   bool rebuild_with_seeds(std::uint32_t bucket_count, P* pending);
+  template <class P>
+  bool rebuild_doubled(P* pending);
   template <class P>
   bool rebuild(std::uint32_t bucket_count, std::uint64_t seed, P* pending);
   void note_stash_level() noexcept {

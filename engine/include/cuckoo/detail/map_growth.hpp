@@ -64,6 +64,10 @@ bool CUCKOO_MAP::reserve(std::size_t n) {
 CUCKOO_MAP_TEMPLATE
 template <class P>
 bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, P* pending) {
+  if (bucket_count_ != 0 && bucket_count == std::uint64_t{2} * bucket_count_ &&
+      rebuild_doubled(pending)) {
+    return true;
+  }
   for (unsigned attempt = 0; attempt < kSeedsPerSize; ++attempt) {
     const std::uint64_t seed = attempt == 0 ? seed_ : detail::mix64(seed_ + kSeedStep * attempt);
     if (rebuild(bucket_count, seed, pending)) {
@@ -72,6 +76,95 @@ bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, P* pending) {
     }
   }
   return false;
+}
+
+// Doubles the table with the same seed, moving each item once and searching nothing.
+// reduce32(x, 2n) is 2 * reduce32(x, n) or that plus one, so the items of bucket i at n
+// buckets belong to buckets 2i and 2i + 1 at 2n, each to the one that its own hash (the
+// half that put it in bucket i) names; neither new bucket can receive more than the B
+// items bucket i held, so every table item fits. Stash items go to a free slot of either
+// new candidate bucket, or stay in the stash. The pending item needs a free slot in one of
+// its new buckets: that is decided first, from the items that will go there, and when
+// neither has one this returns false having changed nothing, and the general rebuild
+// runs. Allocation (std::bad_alloc) comes before any move; after it, nothing can fail.
+CUCKOO_MAP_TEMPLATE
+template <class P>
+bool CUCKOO_MAP::rebuild_doubled(P* pending) {
+  const std::uint32_t old_buckets = bucket_count_;
+  const std::uint32_t new_buckets = 2 * old_buckets;
+  // The bucket at new_buckets of the item in old table position pos.
+  const auto new_bucket_of = [&](std::size_t pos) {
+    const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
+    const std::uint64_t hash = hash_key(slots_.item(pos).first);
+    const detail::MapBucketPair now = detail::map_buckets(hash, old_buckets);
+    const detail::MapBucketPair next = detail::map_buckets(hash, new_buckets);
+    return now.first == bucket ? next.first : next.second;
+  };
+  // Items that will go to new bucket target, all from old bucket target / 2.
+  const auto arrivals = [&](std::uint32_t target) {
+    unsigned count = 0;
+    const std::size_t first = slot_index(target / 2, 0);
+    for (std::size_t pos = first; pos < first + SlotsPerBucket; ++pos) {
+      if (slots_.occupied(pos) && new_bucket_of(pos) == target) ++count;
+    }
+    return count;
+  };
+  std::uint64_t pending_hash = 0;
+  std::uint32_t pending_bucket = 0;
+  if (pending != nullptr) {
+    pending_hash = hash_key(pending->key);
+    const detail::MapBucketPair pair = detail::map_buckets(pending_hash, new_buckets);
+    if (arrivals(pair.first) < SlotsPerBucket) {
+      pending_bucket = pair.first;
+    } else if (arrivals(pair.second) < SlotsPerBucket) {
+      pending_bucket = pair.second;
+    } else {
+      return false;
+    }
+  }
+  Slots new_slots(new_buckets, config_.huge_pages, slots_.allocator());  // may throw
+  const auto free_in = [&new_slots](std::uint32_t bucket) -> std::size_t {
+    const unsigned s = new_slots.free_slot(bucket);
+    return s < SlotsPerBucket ? slot_index(bucket, s) : kNoPosition;
+  };
+  std::size_t pending_position = kNoPosition;
+  if constexpr (!std::is_same_v<P, NoPending>) {
+    using KK = decltype(pending->key);
+    using VV = decltype(pending->value);
+    if (pending != nullptr) {
+      pending_position = slot_index(pending_bucket, 0);
+      new_slots.emplace(pending_position, detail::map_tag(pending_hash),
+                        std::forward<KK>(pending->key), std::forward<VV>(pending->value));
+    }
+  }
+  const std::size_t old_table_slots = table_slots();
+  for (std::size_t pos = 0; pos < old_table_slots; ++pos) {  // bounded by the slots
+    if (!slots_.occupied(pos)) continue;
+    const std::size_t to = free_in(new_bucket_of(pos));
+    assert(to != kNoPosition);
+    new_slots.emplace(to, slots_.tag(pos), std::move(slots_.item(pos)));
+  }
+  const std::size_t new_stash = std::size_t{new_buckets} * SlotsPerBucket;
+  std::size_t new_stash_count = 0;
+  for (std::size_t i = 0; i < kStashSlots; ++i) {  // bounded by the stash
+    const std::size_t pos = old_table_slots + i;
+    if (!slots_.occupied(pos)) continue;
+    const detail::MapBucketPair pair =
+        detail::map_buckets(hash_key(slots_.item(pos).first), new_buckets);
+    std::size_t to = free_in(pair.first);
+    if (to == kNoPosition) to = free_in(pair.second);
+    if (to == kNoPosition) to = new_stash + new_stash_count++;
+    new_slots.emplace(to, slots_.tag(pos), std::move(slots_.item(pos)));
+  }
+  slots_.swap(new_slots);
+  bucket_count_ = new_buckets;
+  stash_count_ = new_stash_count;
+  if (pending != nullptr) {
+    last_slow_position_ = pending_position;
+    ++size_;
+  }
+  note_stash_level();
+  return true;
 }
 
 // Rebuilds the table with bucket_count buckets and seed, adding *pending if given.
