@@ -188,18 +188,16 @@ class CuckooMap {
   static constexpr unsigned kMaxGrowthSteps = 3;
   static constexpr unsigned kSeedsPerSize = 2;
   static constexpr unsigned kMinGrowthLoadPercent = 5;
-  // At or above this load an insert whose two buckets are full grows the table, when
-  // max_capacity allows, instead of searching for a cuckoo path (detail/map_insert.hpp).
-  static constexpr unsigned kGrowLoadPercent = SlotsPerBucket == 1   ? 45
-                                               : SlotsPerBucket == 2 ? 80
-                                               : SlotsPerBucket == 4 ? 90
-                                                                     : 95;
   // reserve(n) sizes the table so that n items fill it to at most this load, a little
   // below what the slot count reaches before the first failed insert (C3).
   static constexpr unsigned kReserveLoadPercent = SlotsPerBucket == 1   ? 45
                                                   : SlotsPerBucket == 2 ? 80
                                                   : SlotsPerBucket == 4 ? 90
                                                                         : 95;
+  // At or above this load an insert whose two buckets are full grows the table, when
+  // max_capacity allows, instead of searching for a cuckoo path (detail/map_insert.hpp).
+  // The reserve load: n items inserted after reserve(n) never grow the table early.
+  static constexpr unsigned kGrowLoadPercent = kReserveLoadPercent;
   // Serialization format version (payload documented at serialize()).
   static constexpr std::uint8_t kFormatVersion = 1;
   // deserialize() refuses tables whose slot array would take more bytes than its

@@ -1,9 +1,11 @@
 // CuckooMap's growth: reserve() and the all-or-nothing rebuild that insert falls back to
 // (out-of-line members of CuckooMap, cuckoo/cuckoo_map.hpp, included at its end).
 //
-// A rebuild places every item, and the pending new one, as a dry run on handles first
-// (PlanView: the same path search as insert, over a placement array), and moves items
-// only once all of them have a place. Invariants kept: a failed rebuild (no placement,
+// An exact doubling with the current seed moves each item once, to the bucket its hash
+// names (rebuild_doubled; no plan, no search). Any other rebuild, and a doubling whose
+// new key finds no room that way, places every item, and the pending new one, as a dry
+// run on handles first (PlanView: the same path search as insert, over a placement
+// array), and moves items only once all of them have a place. Invariants kept by both: a failed rebuild (no placement,
 // or std::bad_alloc) changes nothing but stats; a successful one stores exactly the
 // items that were stored (stash included) plus the pending one, each in a candidate
 // bucket under the new bucket count and seed or in the new stash. Bounds: kSeedsPerSize
