@@ -162,7 +162,8 @@ std::size_t for_every_failure(const M& start, const std::string& what, Op op,
     if (!refused && allowed == OnFailure::kRefusedOrStoredWithoutGrowth) {
       EXPECT_EQ(map.check_invariants(), "") << attempt;
       EXPECT_EQ(map.size(), start.size() + 1) << attempt << ": stored without growing";
-      EXPECT_EQ(map.capacity(), start.capacity()) << attempt << ": the failed growth changed the capacity";
+      EXPECT_EQ(map.capacity(), start.capacity())
+          << attempt << ": the failed growth changed the capacity";
       if (::testing::Test::HasFailure()) return n;
       continue;
     }

@@ -514,7 +514,9 @@ TEST(CuckooMap, DoublingMovesEachItemToTheBucketItsHashNames) {
   }
   PlacedMap map(config_of(31, 16, 1 << 12), hasher);
   ASSERT_EQ(map.bucket_count(), 4U);
-  for (std::uint64_t k = 1000; k < 1011; ++k) ASSERT_EQ(map.insert(k, k + 7), InsertResult::kInserted);
+  for (std::uint64_t k = 1000; k < 1011; ++k) {
+    ASSERT_EQ(map.insert(k, k + 7), InsertResult::kInserted);
+  }
   for (std::uint64_t k = 1000; k < 1011; ++k) {
     ASSERT_EQ(map.buckets_of(k), (std::pair<std::uint32_t, std::uint32_t>(0, 1))) << k;
   }

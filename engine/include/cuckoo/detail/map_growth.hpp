@@ -5,11 +5,12 @@
 // names (rebuild_doubled; no plan, no search). Any other rebuild, and a doubling whose
 // new key finds no room that way, places every item, and the pending new one, as a dry
 // run on handles first (PlanView: the same path search as insert, over a placement
-// array), and moves items only once all of them have a place. Invariants kept by both: a failed rebuild (no placement,
-// or std::bad_alloc) changes nothing but stats; a successful one stores exactly the
-// items that were stored (stash included) plus the pending one, each in a candidate
-// bucket under the new bucket count and seed or in the new stash. Bounds: kSeedsPerSize
-// seeds per size, kMaxGrowthSteps doublings (grow_and_insert), the slot count per rebuild.
+// array), and moves items only once all of them have a place. Invariants kept by both: a
+// failed rebuild (no placement, or std::bad_alloc) changes nothing but stats; a
+// successful one stores exactly the items that were stored (stash included) plus the
+// pending one, each in a candidate bucket under the new bucket count and seed or in the
+// new stash. Bounds: kSeedsPerSize seeds per size, kMaxGrowthSteps doublings
+// (grow_and_insert), the slot count per rebuild.
 #pragma once
 
 #ifndef CUCKOO_MAP

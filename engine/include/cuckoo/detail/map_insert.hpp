@@ -18,16 +18,17 @@
 //   4. growth: rebuild everything into a table with twice the buckets (clamped to
 //      max_capacity). An exact doubling with the same seed moves each item once to a
 //      bucket its hash names, searching nothing (rebuild_doubled, detail/map_growth.hpp);
-//      when the new key finds no room that way, or the size is clamped, a rebuild first places every item as a dry run on handles and
-//      only moves items once all of them, the new key included, have a place; if the
-//      dry run fails, it is retried with a derived seed, then at the next doubling, at
-//      most kMaxGrowthSteps doublings and kSeedsPerSize seeds each. Growth moves the
-//      distinct keys already stored plus the new key (which was checked absent), so it
-//      can never store a key twice. If every attempt fails, or the table is already at
-//      max_capacity, insert returns kFull and nothing has changed. Growth is refused
-//      (kFull) below kMinGrowthLoadPercent load: failing to place a key in so empty a
-//      table means the hasher gives many keys the same buckets, and doubling would not
-//      help (libcuckoo's minimum_load_factor has the same role).
+//      when the new key finds no room that way, or the size is clamped, a rebuild first
+//      places every item as a dry run on handles and only moves items once all of them,
+//      the new key included, have a place; if the dry run fails, it is retried with a
+//      derived seed, then at the next doubling, at most kMaxGrowthSteps doublings and
+//      kSeedsPerSize seeds each. Growth moves the distinct keys already stored plus the
+//      new key (which was checked absent), so it can never store a key twice. If every
+//      attempt fails, or the table is already at max_capacity, insert returns kFull and
+//      nothing has changed. Growth is refused (kFull) below kMinGrowthLoadPercent load:
+//      failing to place a key in so empty a table means the hasher gives many keys the
+//      same buckets, and doubling would not help (libcuckoo's minimum_load_factor has the
+//      same role).
 // erase() empties the slot; when the stash holds items, one whose candidate bucket just
 // got a free slot moves back into the table, so the stash drains as the load falls.
 //
