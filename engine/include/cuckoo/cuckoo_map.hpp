@@ -606,7 +606,11 @@ class CuckooMap {
 
   // The position of the first free slot of bucket, or kNoPosition if it is full.
   std::size_t free_slot_in(std::uint32_t bucket) const noexcept {
-    const unsigned s = slots_.free_slot(bucket);
+    return free_slot_of(slots_, bucket);
+  }
+  // The same in slots (the live slots, or a rebuild's new ones).
+  static std::size_t free_slot_of(const Slots& slots, std::uint32_t bucket) noexcept {
+    const unsigned s = slots.free_slot(bucket);
     return s < SlotsPerBucket ? slot_index(bucket, s) : kNoPosition;
   }
 
@@ -635,8 +639,6 @@ class CuckooMap {
   // Slow paths, out of line.
   template <class KK, class VV>
   [[gnu::noinline]] InsertResult insert_slow(Pending<KK, VV>&& item, std::uint64_t hash);
-  template <class KK, class VV>
-  [[gnu::noinline]] InsertResult grow_and_insert(Pending<KK, VV>& item);
   // Growth for item: true if a rebuild into more buckets stored it (stats counted);
   // false, having changed nothing, if the map cannot grow or no rebuild succeeds.
   template <class KK, class VV>

@@ -10,7 +10,7 @@
 // successful one stores exactly the items that were stored (stash included) plus the
 // pending one, each in a candidate bucket under the new bucket count and seed or in the
 // new stash. Bounds: kSeedsPerSize seeds per size, kMaxGrowthSteps doublings
-// (grow_and_insert), the slot count per rebuild.
+// (grow_with), the slot count per rebuild.
 #pragma once
 
 #ifndef CUCKOO_MAP
@@ -126,10 +126,6 @@ bool CUCKOO_MAP::rebuild_doubled(P* pending) {
     }
   }
   Slots new_slots(new_buckets, config_.huge_pages, slots_.allocator());  // may throw
-  const auto free_in = [&new_slots](std::uint32_t bucket) -> std::size_t {
-    const unsigned s = new_slots.free_slot(bucket);
-    return s < SlotsPerBucket ? slot_index(bucket, s) : kNoPosition;
-  };
   std::size_t pending_position = kNoPosition;
   if constexpr (!std::is_same_v<P, NoPending>) {
     using KK = decltype(pending->key);
@@ -143,7 +139,7 @@ bool CUCKOO_MAP::rebuild_doubled(P* pending) {
   const std::size_t old_table_slots = table_slots();
   for (std::size_t pos = 0; pos < old_table_slots; ++pos) {  // bounded by the slots
     if (!slots_.occupied(pos)) continue;
-    const std::size_t to = free_in(new_bucket_of(pos));
+    const std::size_t to = free_slot_of(new_slots, new_bucket_of(pos));
     assert(to != kNoPosition);
     new_slots.emplace(to, slots_.tag(pos), std::move(slots_.item(pos)));
   }
@@ -154,8 +150,8 @@ bool CUCKOO_MAP::rebuild_doubled(P* pending) {
     if (!slots_.occupied(pos)) continue;
     const detail::MapBucketPair pair =
         detail::map_buckets(hash_key(slots_.item(pos).first), new_buckets);
-    std::size_t to = free_in(pair.first);
-    if (to == kNoPosition) to = free_in(pair.second);
+    std::size_t to = free_slot_of(new_slots, pair.first);
+    if (to == kNoPosition) to = free_slot_of(new_slots, pair.second);
     if (to == kNoPosition) to = new_stash + new_stash_count++;
     new_slots.emplace(to, slots_.tag(pos), std::move(slots_.item(pos)));
   }

@@ -182,17 +182,7 @@ InsertResult CUCKOO_MAP::insert_slow(Pending<KK, VV>&& item, std::uint64_t hash)
       }
     }
   }
-  if (growth_failed) {
-    ++stats_.full_rejections;
-    return InsertResult::kFull;
-  }
-  return grow_and_insert(item);
-}
-
-CUCKOO_MAP_TEMPLATE
-template <class KK, class VV>
-InsertResult CUCKOO_MAP::grow_and_insert(Pending<KK, VV>& item) {
-  if (grow_with(item)) return InsertResult::kInserted;
+  if (!growth_failed && grow_with(item)) return InsertResult::kInserted;
   ++stats_.full_rejections;
   return InsertResult::kFull;
 }
