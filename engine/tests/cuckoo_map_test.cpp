@@ -507,10 +507,9 @@ TEST(CuckooMap, CuckooPathMovesItemsFromTheEndBackwards) {
 TEST(CuckooMap, DoublingMovesEachItemToTheBucketItsHashNames) {
   using PlacedMap = CuckooMap<std::uint64_t, std::uint64_t, 4, PlacementHasher>;
   PlacementHasher hasher;
-  for (std::uint64_t j = 0; j < 11; ++j) {
-    const std::uint64_t first8 = j & 1U;
-    const std::uint64_t second8 = 2 + ((j >> 1) & 1U);
-    (*hasher.placed)[1000 + j] = (first8 << 61) | (second8 << 29);
+  for (std::uint32_t j = 0; j < 11; ++j) {
+    // Placed at 8 buckets; the smallest such hash halves to buckets 0 and 1 at 4.
+    (*hasher.placed)[1000 + j] = PlacedMap::hash_for_buckets(j & 1U, 2 + ((j >> 1) & 1U), 8);
   }
   PlacedMap map(config_of(31, 16, 1 << 12), hasher);
   ASSERT_EQ(map.bucket_count(), 4U);
@@ -546,8 +545,9 @@ TEST(CuckooMap, DoublingMovesEachItemToTheBucketItsHashNames) {
 // searches places it.
 TEST(CuckooMap, DoublingPlacesTheNewKeyBesideTheItemsThatMove) {
   using PlacedMap = CuckooMap<std::uint64_t, std::uint64_t, 4, PlacementHasher>;
-  const auto hash8 = [](std::uint64_t first8, std::uint64_t second8) {
-    return (first8 << 61) | (second8 << 29);
+  // Buckets at 8 (the hash halves them at 4).
+  const auto hash8 = [](std::uint32_t first8, std::uint32_t second8) {
+    return PlacedMap::hash_for_buckets(first8, second8, 8);
   };
   for (const bool single_pass : {true, false}) {
     SCOPED_TRACE(single_pass ? "p: a single pass" : "q: the searching rebuild");
