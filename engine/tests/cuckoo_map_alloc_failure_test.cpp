@@ -106,8 +106,8 @@ struct HotHasher {
   std::uint64_t operator()(const std::string& key, std::uint64_t seed) const {
     const std::uint64_t n = std::strtoull(key.c_str(), nullptr, 10);
     if (n >= kWarm) {
-      const std::uint64_t j = n - kWarm;
-      return ((j & 1U) << 60) | (std::uint64_t{1} << 29) | (((j >> 1) & 1U) << 28);
+      const auto j = static_cast<std::uint32_t>(n - kWarm);
+      return cuckoo::detail::map_hash_for_buckets(j & 1U, 2 + ((j >> 1) & 1U), 16);
     }
     return n >= kHot ? 0x0123456789abcdefULL : cuckoo::DefaultHasher{}(n, seed);
   }
