@@ -9,9 +9,13 @@
 // read-modify-write operations: stress/tests/concurrent_map_stress_test.cpp.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -35,20 +39,40 @@ CuckooMapConfig config(std::size_t initial, std::size_t max_capacity = std::size
   return c;
 }
 
-TEST(StripedMapMemory, ReserveLoopRetainsLessThanTheLiveTable) {
-  StripedConcurrentMap<std::uint64_t, std::uint64_t> map(config(4));
+// Both slot layouts: atomic items (uint64 -> uint64: retired tables keep their slots
+// whole for lock-free lookups) and other items (a std::string value: retired tables keep
+// only their slot words).
+template <class Map>
+class StripedMapMemory : public ::testing::Test {};
+using StripedMapLayouts =
+    ::testing::Types<StripedConcurrentMap<std::uint64_t, std::uint64_t>,
+                     StripedConcurrentMap<std::uint64_t, std::string>>;
+TYPED_TEST_SUITE(StripedMapMemory, StripedMapLayouts);
+
+template <class V>
+V value_of(std::uint64_t k) {
+  if constexpr (std::is_same_v<V, std::string>) {
+    return std::to_string(k);
+  } else {
+    return k;
+  }
+}
+
+TYPED_TEST(StripedMapMemory, ReserveLoopRetainsLessThanTheLiveTable) {
+  using Map = TypeParam;
+  Map map(config(4));
   const std::uint32_t first_buckets = map.bucket_count();
   for (std::size_t n = 1; n <= 20'000; ++n) {
     ASSERT_TRUE(map.reserve(n));
     if (n % 7 == 0) {
-      ASSERT_EQ(map.insert(n, n), InsertResult::kInserted);
+      ASSERT_EQ(map.insert(n, value_of<typename Map::mapped_type>(n)), InsertResult::kInserted);
     }
   }
-  const std::size_t live_words = map.capacity() * sizeof(std::uint64_t);
-  EXPECT_LT(map.retired_bytes(), live_words)
+  const std::size_t live_retained = map.capacity() * Map::retained_bytes_per_slot();
+  EXPECT_LT(map.retired_bytes(), live_retained)
       << "retired tables hold more than the live one: reserve() did not at least double";
-  EXPECT_LE(map.memory_bytes(), 4 * live_words + map.capacity() * 64)
-      << "memory_bytes() counts the live table and the retired words";
+  EXPECT_LE(map.memory_bytes(), 4 * live_retained + map.capacity() * 64)
+      << "memory_bytes() counts the live table and the retired tables' retained bytes";
   // Each growth at least doubles: from first_buckets to the final count in log2 steps.
   std::uint32_t doublings = 0;
   for (std::uint64_t b = first_buckets; b < map.bucket_count(); b *= 2) ++doublings;
@@ -56,12 +80,23 @@ TEST(StripedMapMemory, ReserveLoopRetainsLessThanTheLiveTable) {
   EXPECT_EQ(map.check_invariants(), "");
 }
 
-TEST(StripedMapMemory, GrowthByInsertRetainsLessThanTheLiveTable) {
-  StripedConcurrentMap<std::uint64_t, std::uint64_t> map(config(4));
-  for (std::uint64_t k = 0; k < 50'000; ++k) ASSERT_EQ(map.insert(k, k), InsertResult::kInserted);
+TYPED_TEST(StripedMapMemory, GrowthByInsertRetainsLessThanTheLiveTable) {
+  using Map = TypeParam;
+  Map map(config(4));
+  for (std::uint64_t k = 0; k < 50'000; ++k) {
+    ASSERT_EQ(map.insert(k, value_of<typename Map::mapped_type>(k)), InsertResult::kInserted);
+  }
   EXPECT_GT(map.stats().growths, 5U);
-  EXPECT_LT(map.retired_bytes(), map.capacity() * sizeof(std::uint64_t));
-  EXPECT_GE(map.memory_bytes(), map.capacity() * sizeof(std::uint64_t) + map.retired_bytes());
+  const std::size_t live_retained = map.capacity() * Map::retained_bytes_per_slot();
+  EXPECT_LT(map.retired_bytes(), live_retained);
+  EXPECT_GE(map.memory_bytes(), live_retained + map.retired_bytes());
+  // What a retired table keeps per slot: the whole slot for atomic items, the word
+  // alone for others.
+  if constexpr (Map::kAtomicItems) {
+    EXPECT_GE(Map::retained_bytes_per_slot(), 3 * sizeof(std::uint64_t));
+  } else {
+    EXPECT_EQ(Map::retained_bytes_per_slot(), sizeof(std::uint64_t));
+  }
 }
 
 // Every key in the same bucket pair (the only bucket of a one-bucket map).
@@ -184,6 +219,100 @@ TYPED_TEST(ConcurrentMapRmw, TwoThreadWordCountIsExact) {
   for (int w = 0; w < kWords; ++w) {
     ASSERT_EQ(map.find("word" + std::to_string(w)), 2 * kRounds) << "word" << w;
   }
+}
+
+// ---- Atomic items: lookups without locks -------------------------------------------------
+
+using AtomicMap = StripedConcurrentMap<std::uint64_t, std::uint64_t>;
+static_assert(AtomicMap::kAtomicItems);
+static_assert(!StripedConcurrentMap<std::string, int>::kAtomicItems);
+static_assert(!StripedConcurrentMap<std::uint64_t, std::string>::kAtomicItems);
+
+TEST(StripedMapAtomicItems, LookupsTakeNoLockWhenNoWriterRuns) {
+  AtomicMap map(config(1024));
+  for (std::uint64_t k = 0; k < 600; ++k) ASSERT_EQ(map.insert(k, 3 * k), InsertResult::kInserted);
+  for (std::uint64_t k = 0; k < 1200; ++k) {
+    const std::optional<std::uint64_t> found = map.find(k);
+    if (k < 600) {
+      ASSERT_EQ(found, 3 * k) << k;
+      ASSERT_TRUE(map.contains(k)) << k;
+    } else {
+      ASSERT_EQ(found, std::nullopt) << k;
+      ASSERT_FALSE(map.contains(k)) << k;
+    }
+  }
+  EXPECT_EQ(map.stats().locked_reads, 0U) << "a lookup with no writer running took the stripes";
+}
+
+// The read-modify-write members change an atomic item's value through a copy that they
+// store back: every change must be in the map afterwards.
+TEST(StripedMapAtomicItems, ReadModifyWriteStoresTheChangedValue) {
+  AtomicMap map(config(64));
+  ASSERT_EQ(map.insert(1, 10), InsertResult::kInserted);
+  EXPECT_TRUE(map.update_fn(1, [](std::uint64_t& n) { n += 5; }));
+  EXPECT_EQ(map.find(1), 15U);
+  EXPECT_TRUE(map.erase_fn(1, [](std::uint64_t& n) {
+    n *= 2;
+    return false;
+  }));
+  EXPECT_EQ(map.find(1), 30U) << "erase_fn's change must stay when it does not erase";
+  EXPECT_TRUE(map.erase_fn(1, [](std::uint64_t& n) { return n == 30; }));
+  EXPECT_FALSE(map.contains(1));
+  EXPECT_EQ(map.upsert(2, [](std::uint64_t& n) { ++n; }, 7U), InsertResult::kInserted);
+  EXPECT_EQ(map.upsert(2, [](std::uint64_t& n) { ++n; }, 7U), InsertResult::kUpdated);
+  EXPECT_EQ(map.find(2), 8U);
+  EXPECT_EQ(map.uprase_fn(2, [](std::uint64_t& n) { return --n == 7; }, 0U), InsertResult::kUpdated);
+  EXPECT_FALSE(map.contains(2));
+  EXPECT_EQ(map.insert_or_assign(3, 1), InsertResult::kInserted);
+  EXPECT_EQ(map.insert_or_assign(3, 2), InsertResult::kUpdated);
+  EXPECT_EQ(map.find(3), 2U);
+  EXPECT_EQ(map.size(), 1U);
+  EXPECT_EQ(map.check_invariants(), "");
+}
+
+// Lock-free lookups of keys that stay present, while another thread grows the table and
+// fills it to kFull (cuckoo paths move items between the keys' buckets) and empties it
+// again: every lookup must find its key with its value, none may miss it mid-move or
+// read it from a replaced table.
+TEST(StripedMapAtomicItems, LookupsDuringMovesAndGrowthFindEveryPresentKey) {
+  cuckoo::test::Watchdog watchdog("LookupsDuringMovesAndGrowthFindEveryPresentKey");
+  AtomicMap map(config(8, 4096));
+  constexpr std::uint64_t kStable = 64;
+  for (std::uint64_t k = 0; k < kStable; ++k) ASSERT_EQ(map.insert(k, k + 1), InsertResult::kInserted);
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int round = 0; round < 12; ++round) {
+      std::vector<std::uint64_t> churn;
+      for (std::uint64_t i = 0; i < 4096; ++i) {
+        const std::uint64_t key = 1'000'000 * (round + 1) + i;
+        if (map.insert(key, i) != InsertResult::kInserted) break;
+        churn.push_back(key);
+      }
+      for (const std::uint64_t key : churn) map.erase(key);
+    }
+    done.store(true);
+  });
+  std::uint64_t lookups = 0;
+  std::string failure;
+  while (!done.load() && failure.empty()) {
+    for (std::uint64_t k = 0; k < kStable && failure.empty(); ++k, ++lookups) {
+      const std::optional<std::uint64_t> found = map.find(k);
+      if (found != k + 1) {
+        failure = "find(" + std::to_string(k) + ") gave " +
+                  (found ? std::to_string(*found) : std::string("nothing")) + " after " +
+                  std::to_string(lookups) + " lookups";
+      }
+    }
+  }
+  writer.join();
+  EXPECT_EQ(failure, "");
+  EXPECT_GT(map.stats().growths, 5U) << "the writer did not grow the table";
+  EXPECT_GT(map.stats().path_inserts, 0U) << "the writer moved no path";
+  EXPECT_EQ(map.size(), kStable);
+  EXPECT_EQ(map.check_invariants(), "");
+  std::printf("[ lookups ] %llu lock-free lookups, %llu took the stripes\n",
+              static_cast<unsigned long long>(lookups),
+              static_cast<unsigned long long>(map.stats().locked_reads));
 }
 
 }  // namespace

@@ -220,6 +220,94 @@ ex::Scenario race(Race r) {
   };
 }
 
+// A lock-free lookup during the cuckoo path that moves its key: prefill keys into 4
+// one-slot buckets, then insert a key whose path moves a prefilled key M from its
+// second bucket to its first. A lookup of M that reads M's first bucket before the move
+// and its second after it sees M in neither; the stripes' versions must send it back.
+struct MoveRace {
+  std::vector<std::uint64_t> prefill;
+  std::uint64_t inserted = 0;  // the key inserted by a path
+  std::uint64_t moved = 0;     // M
+};
+
+MoveRace find_move_race() {
+  const cuckoo::CuckooMapConfig c = full_table_config();
+  // Bound: 20 * 20 * 20 prefills, 8 keys and 100 fillers each.
+  for (std::uint64_t a = 100; a < 120; ++a) {
+    for (std::uint64_t b = a + 1; b < 120; ++b) {
+      for (std::uint64_t d = b + 1; d < 120; ++d) {
+        const std::vector<std::uint64_t> prefill{a, b, d};
+        auto filled = [&] {
+          auto m = std::make_unique<SerialMap>(c);
+          for (const std::uint64_t k : prefill) {
+            if (m->insert(k, k) != cuckoo::InsertResult::kInserted) return std::unique_ptr<SerialMap>();
+          }
+          return m;
+        };
+        if (!filled()) continue;
+        // Where the prefilled keys sit: fill the empty bucket with a key that goes straight there.
+        std::vector<std::uint64_t> before;
+        for (std::uint64_t filler = 1000; filler < 1100 && before.empty(); ++filler) {
+          auto full = filled();
+          if (full->insert(filler, 0) == cuckoo::InsertResult::kInserted && full->stats().path_inserts == 0) {
+            before = by_bucket(*full);
+          }
+        }
+        if (before.size() != 4) continue;
+        for (std::uint64_t key = 1; key < 9; ++key) {
+          auto via_path = filled();
+          if (via_path->insert(key, 0) != cuckoo::InsertResult::kInserted || via_path->stats().path_inserts != 1) {
+            continue;
+          }
+          const std::vector<std::uint64_t> after = by_bucket(*via_path);
+          for (const std::uint64_t m : prefill) {
+            const auto [first, second] = via_path->buckets_of(m);
+            const auto was = static_cast<std::uint32_t>(std::find(before.begin(), before.end(), m) - before.begin());
+            const auto is = static_cast<std::uint32_t>(std::find(after.begin(), after.end(), m) - after.begin());
+            if (first != second && was == second && is == first) return {prefill, key, m};
+          }
+        }
+      }
+    }
+  }
+  return {};
+}
+
+ex::Scenario move_race(MoveRace r) {
+  return [r] {
+    auto s = std::make_shared<Shared<StripedMapFault::kNone>>(full_table_config());
+    sub::HistoryRecorder::ThreadLog& setup = s->recorder.thread(0);
+    for (const std::uint64_t k : r.prefill) {
+      (void)setup.record(sub::OpKind::kInsert, k, k, [&] { return sub::outcome_of(s->map.insert(k, k)); });
+    }
+    ex::Execution e;
+    e.state = s;
+    e.threads.push_back([s, r] {
+      (void)s->recorder.thread(0).record(sub::OpKind::kInsert, r.inserted, 1,
+                                         [&] { return sub::outcome_of(s->map.insert(r.inserted, 1)); });
+    });
+    e.threads.push_back([s, r] {
+      (void)s->recorder.thread(1).record(sub::OpKind::kFind, r.moved, 0, [&] { return s->map.find(r.moved); });
+    });
+    e.check = [s]() -> std::string {
+      const sub::CheckResult verdict = sub::check_map(s->recorder.take_history());
+      if (!verdict.linearizable()) return verdict.describe();
+      return s->map.check_invariants();
+    };
+    return e;
+  };
+}
+
+TEST(StripedMapExplored, ALockFreeLookupNeverMissesAKeyThatAPathMoves) {
+  static_assert(Map<StripedMapFault::kNone>::kAtomicItems, "the scenario is about lock-free lookups");
+  const MoveRace r = find_move_race();
+  ASSERT_NE(r.moved, 0U) << "no prefill has a path that moves a key from its second bucket to its first";
+  const ex::Result b = ex::bounded(move_race(r), 2, 1'000'000);
+  report("lookup during a path move bounded(2)", b);
+  EXPECT_FALSE(b.failed) << b.message;
+  EXPECT_TRUE(b.complete) << b.summary();
+}
+
 TEST(StripedMapExplored, TheRaceOfTwoInsertsOfOneKeyHoldsForTheRealDesign) {
   const Race r = find_race();
   ASSERT_NE(r.key, 0U) << "no prefill leaves a key whose path and direct placements differ";

@@ -38,7 +38,13 @@
 // guard, released before the call returns, also when it leaves by an exception):
 //
 //   member               coarse (one elided lock)          striped (stripe locks)
-//   find, contains       read section                      the key's two stripes
+//   find, contains       read section                      atomic items (integer or
+//                                                          pointer keys and values):
+//                                                          none, a validated lock-free
+//                                                          read (writes nothing shared);
+//                                                          after 4 reads that overlapped
+//                                                          a writer, and for other
+//                                                          items: the key's two stripes
 //   insert, insert_or_   write section (growth inside it)  the key's two stripes; on a
 //     assign, erase                                        full bucket pair: lock-free
 //                                                          path search, then 2 stripes
@@ -66,6 +72,8 @@
 //                                 kInserted, or kFull (nothing changed).
 //   uprase_fn(key, fn, args...)   present: fn(V&), erasing the key if it returns true,
 //                                 kUpdated; absent: as upsert.
+// With the striped design's atomic items, fn is given a copy of the value, stored back
+// into the map when fn returns (if fn throws, the value stays as it was).
 // Under the coarse design's hardware transactions a section may run more than once (each
 // aborted run rolled back), so fn must change nothing outside the value it is given.
 //
@@ -80,7 +88,8 @@
 // each concurrent insert or erase either fully or not at all.
 //
 // Hasher and KeyEqual are called under the locks (the striped design also hashes outside
-// them); they must not call into the map. K and V: as CuckooMap (nothrow move
+// them, and its lock-free lookups compare keys outside them); they must not call into the
+// map. K and V: as CuckooMap (nothrow move
 // constructible); V must also be copy constructible (find returns a copy). An exception
 // thrown by copying a key or value leaves the map unchanged.
 #pragma once

@@ -4,13 +4,20 @@
 //
 // Layout
 // ------
-// A Table is bucket_count buckets of SlotsPerBucket slots. Per slot it keeps the item
-// (std::optional<std::pair<K, V>>, read and written only under the slot's stripe lock)
-// and one atomic word, the item's two candidate buckets packed (first << 32 | second),
-// or kEmptySlotWord. The words are written only under the slot's stripe lock, in the
-// same critical section as the item, and read without any lock by the path search:
-// they are what makes the search lock-free and free of data races (ThreadSanitizer)
-// for any K and V. Buckets are derived as in CuckooMap (detail/map_layout.hpp):
+// A Table is bucket_count buckets of SlotsPerBucket slots. Per slot it keeps one atomic
+// word, the item's two candidate buckets packed (first << 32 | second), or
+// kEmptySlotWord, and the item. The words are written only under the slot's stripe
+// lock, in the same critical section as the item, and read without any lock by the path
+// search: they are what makes the search lock-free and free of data races
+// (ThreadSanitizer) for any K and V. Items come in two layouts (detail/
+// striped_map_table.hpp):
+//   atomic items (kAtomicItems: K and V trivially copyable and held by a lock-free
+//     std::atomic, e.g. integers and pointers): per slot an AtomicSlot, the word, the
+//     key and the value side by side, each an atomic, so that lookups read them
+//     without a lock (see Lookups below);
+//   other items (strings, anything else): the words in one array and the items in
+//     another (std::optional<std::pair<K, V>>), read and written only under the slot's
+//     stripe lock. Buckets are derived as in CuckooMap (detail/map_layout.hpp):
 //     first = reduce32(uint32(h >> 32), n), second = reduce32(uint32(h), n),
 // h = hasher(key, seed()). The seed never changes (growth doubles, it does not reseed),
 // so an operation hashes its key once, outside any lock.
@@ -56,19 +63,33 @@
 // that finds no path grows the table instead. At max_capacity this means kFull a little
 // earlier than CuckooMap (at the load a path search reaches, ~95% for b = 4).
 //
-// Retired tables. A growth keeps the replaced Table's slot words until the map is
-// destroyed, for lock-free readers; they take less than the live table's words
-// (detail/striped_map_growth.hpp). memory_bytes() and retired_bytes() report them.
+// Retired tables. A growth keeps what lock-free readers read of the replaced Table (its
+// slot words; with atomic items, its whole slots) until the map is destroyed; that is
+// less than the same part of the live table (detail/striped_map_growth.hpp).
+// memory_bytes() and retired_bytes() report it.
 //
-// Lookup strategy: lookups lock the two stripes exclusively, as libcuckoo does. A shared
+// Lookups
+// -------
+// Atomic items: find and contains take no lock and write nothing shared
+// (read_optimistic): they read the versions of the key's two stripes (each stripe lock
+// is also a seqlock version counter, stripe_locks.hpp), the two buckets' words, keys and
+// values (acquire loads), and the versions again; equal even versions mean that no
+// critical section on those stripes overlapped the reads, so by (I2) the key was where
+// the reads saw it, or absent, at one instant. A read that overlapped a writer is
+// retried, kMaxOptimisticReads times, and then the lookup takes the two stripes as
+// below (stats().locked_reads counts those). Writers store atomic items with release
+// under their stripes; nothing else changes for them. A replaced table is never written
+// again, so a lookup that read one whole read the map as it was at the replacement.
+//
+// Other items: lookups lock the two stripes exclusively, as libcuckoo does. A shared
 // (reader) mode would still write the lock word, so the cache-line traffic is the same
 // as an exclusive lock's unless many threads read one stripe at the same instant; and
-// optimistic versioned reads (seqlock) would read items while a writer changes them,
-// which is a data race for a non-atomic K or V (and a ThreadSanitizer report) unless
-// items were restricted to trivially copyable words. Exclusive stripes are simple, exact
-// and race-free for any K and V.
+// optimistic reads would read items while a writer changes them, which is a data race
+// for a non-atomic K or V (and a ThreadSanitizer report). Exclusive stripes are simple,
+// exact and race-free for any K and V.
 //
-// Bounds: MapStripeGuard::kMaxBuckets stripes per guard (or all); kMaxTableRetries retries of
+// Bounds: kMaxOptimisticReads lock-free reads per lookup; MapStripeGuard::kMaxBuckets
+// stripes per guard (or all); kMaxTableRetries retries of
 // with_key_buckets; kMaxPathAttempts optimistic path attempts per insert; the path
 // search's kMapMaxPathLength / kMapMaxBfsNodes; kMaxGrowthSteps doublings per growth;
 // the slot count for rebuilds, clear, iteration and invariant checks.
@@ -116,6 +137,8 @@ struct StripedMapStats {
   std::uint64_t growths = 0;            // tables replaced by bigger ones (insert or reserve)
   std::uint64_t table_retries = 0;      // lock sections retried: the table was replaced
   std::uint64_t full_rejections = 0;    // inserts answered kFull
+  std::uint64_t locked_reads = 0;       // lookups of atomic items that took the stripes:
+                                        // every lock-free read overlapped a writer
 };
 
 namespace detail {
@@ -147,6 +170,27 @@ constexpr std::uint64_t pack_buckets(MapBucketPair pair) noexcept {
 constexpr MapBucketPair unpack_buckets(std::uint64_t word) noexcept {
   return {static_cast<std::uint32_t>(word >> 32), static_cast<std::uint32_t>(word)};
 }
+
+// Whether T may be an atomic item (see "Lookups" at the top of this file): trivially
+// copyable, default constructible and held by a lock-free std::atomic.
+template <class T>
+constexpr bool is_atomic_item() noexcept {
+  if constexpr (std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>) {
+    return std::atomic<T>::is_always_lock_free;
+  } else {
+    return false;
+  }
+}
+
+// A slot of atomic items: its word, key and value side by side, each an atomic, so that
+// a lookup may read them without a lock.
+template <class K, class V, class Sync>
+struct StripedAtomicSlot {
+  typename Sync::template Atomic<std::uint64_t> word;
+  typename Sync::template Atomic<K> key;
+  typename Sync::template Atomic<V> value;
+};
+struct NoStripedAtomicSlot {};  // the placeholder for other items
 
 // Sync: the sync policy (sync/policy.hpp) of the stripe locks, the item counters, the
 // slot words and the table pointer; the verification suite's explorer instantiates the
@@ -185,6 +229,11 @@ class StripedMapWithFault {
   static constexpr unsigned kMaxTableRetries = 32;
   // Optimistic path attempts per insert before it takes every stripe.
   static constexpr unsigned kMaxPathAttempts = 4;
+  // Whether items are atomic (see "Lookups" at the top of this file): keys and values
+  // that are trivially copyable and held by a lock-free std::atomic.
+  static constexpr bool kAtomicItems = is_atomic_item<K>() && is_atomic_item<V>();
+  // Lock-free reads a lookup of atomic items tries before it takes the stripes.
+  static constexpr unsigned kMaxOptimisticReads = 4;
   // Growth bounds (as CuckooMap; no reseeding: see the top of this file).
   static constexpr unsigned kMaxGrowthSteps = 3;
   static constexpr unsigned kMinGrowthLoadPercent = 5;
@@ -240,7 +289,7 @@ class StripedMapWithFault {
     return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
       const std::size_t pos = position_in(t, pair, key);
       if (pos == kNoPosition) return false;
-      std::invoke(fn, t.slots[pos]->second);
+      t.with_value(pos, fn);
       count(Counter::kUpdates);
       return true;
     });
@@ -250,7 +299,7 @@ class StripedMapWithFault {
     return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
       const std::size_t pos = position_in(t, pair, key);
       if (pos == kNoPosition) return false;
-      if (static_cast<bool>(std::invoke(fn, t.slots[pos]->second))) {
+      if (static_cast<bool>(t.with_value(pos, fn))) {
         t.clear_slot(pos);
         stripes_.add_items(stripes_.stripe_of(pair.first), -1);
         count(Counter::kErases);
@@ -273,19 +322,33 @@ class StripedMapWithFault {
     return insert_impl(key_ref(std::forward<KK>(key)), std::move(value), present);
   }
 
-  // Locks held on return: none (the key's two stripes during the lookup).
+  // Locks held on return: none. Atomic items: no lock, unless kMaxOptimisticReads
+  // reads in a row overlapped a writer of the key's stripes; then, and for other items,
+  // the key's two stripes during the lookup.
   std::optional<V> find(const K& key) const {
-    return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
+    const std::uint64_t hash = hash_key(key);
+    if constexpr (kAtomicItems) {
+      std::optional<V> found;
+      for (unsigned attempt = 0; attempt < kMaxOptimisticReads; ++attempt) {
+        if (read_optimistic(hash, key, found)) return found;
+      }
+      count(Counter::kLockedReads);
+    }
+    return with_key_buckets(hash, [&](Table& t, MapBucketPair pair) {
       const std::size_t pos = position_in(t, pair, key);
-      return pos == kNoPosition ? std::nullopt : std::optional<V>(t.slots[pos]->second);
+      return pos == kNoPosition ? std::nullopt : std::optional<V>(t.value(pos));
     });
   }
 
-  // Locks held on return: none (the key's two stripes during the lookup).
+  // Locks held on return: none (as find).
   bool contains(const K& key) const {
-    return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
-      return position_in(t, pair, key) != kNoPosition;
-    });
+    if constexpr (kAtomicItems) {
+      return find(key).has_value();  // the copy of an atomic item's value is a load
+    } else {
+      return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
+        return position_in(t, pair, key) != kNoPosition;
+      });
+    }
   }
 
   // Locks held on return: none (the key's two stripes while it looks and removes).
@@ -304,7 +367,9 @@ class StripedMapWithFault {
   void clear() noexcept {
     const Guard all(stripes_, kAllStripes);
     Table& t = live_table();
-    for (std::size_t pos = 0; pos < t.slots.size(); ++pos) t.clear_slot(pos);
+    for (std::size_t pos = 0; pos < t.slot_count(); ++pos) {
+      if (t.occupied(pos)) t.clear_slot(pos);
+    }
     stripes_.reset_items();
   }
 
@@ -331,17 +396,23 @@ class StripedMapWithFault {
     }
   }
 
-  // Bytes the map holds for its tables: the live table's slot words and item slots plus
-  // the retired tables' slot words (retired_bytes()). The stripe locks and per-thread
-  // search buffers are not counted. Locks held on return: none (every stripe while it
-  // reads).
+  // Bytes the map holds for its tables: the live table's slot words and items plus what
+  // the retired tables keep (retired_bytes()). The stripe locks and per-thread search
+  // buffers are not counted. Locks held on return: none (every stripe while it reads).
   std::size_t memory_bytes() const {
     const Guard all(stripes_, kAllStripes);
-    const Table& t = live_table();
-    return t.word_bytes() + t.slots.capacity() * sizeof(Slot) + retired_bytes_locked();
+    return live_table().live_bytes() + retired_bytes_locked();
   }
-  // Bytes of the retired tables' slot words (see the top of this file): always less than
-  // the live table's words. Locks held on return: none (every stripe while it reads).
+  // Bytes the retired tables keep for lock-free readers (see the top of this file):
+  // kRetainedBytesPerSlot per retired slot, always less than that per live slot.
+  // Locks held on return: none (every stripe while it reads).
+  static constexpr std::size_t retained_bytes_per_slot() noexcept {
+    if constexpr (kAtomicItems) {
+      return sizeof(AtomicSlot);
+    } else {
+      return sizeof(SlotWord);
+    }
+  }
   std::size_t retired_bytes() const {
     const Guard all(stripes_, kAllStripes);
     return retired_bytes_locked();
@@ -376,6 +447,7 @@ class StripedMapWithFault {
     s.growths = counters_.sum(Counter::kGrowths);
     s.table_retries = counters_.sum(Counter::kTableRetries);
     s.full_rejections = counters_.sum(Counter::kFullRejections);
+    s.locked_reads = counters_.sum(Counter::kLockedReads);
     return s;
   }
 
@@ -386,8 +458,15 @@ class StripedMapWithFault {
   void for_each(F&& f) const {
     const Guard all(stripes_, kAllStripes);
     const Table& t = live_table();
-    for (const Slot& slot : t.slots) {  // bounded by the slot count
-      if (slot.has_value()) std::invoke(f, std::as_const(slot->first), std::as_const(slot->second));
+    for (std::size_t pos = 0; pos < t.slot_count(); ++pos) {  // bounded by the slot count
+      if (!t.occupied(pos)) continue;
+      if constexpr (kAtomicItems) {
+        const K key = t.key(pos);
+        const V value = t.value(pos);
+        std::invoke(f, key, value);
+      } else {
+        std::invoke(f, t.key(pos), std::as_const(t.items[pos]->second));
+      }
     }
   }
 
@@ -413,6 +492,8 @@ class StripedMapWithFault {
   using Guard = BasicMapStripeGuard<Sync>;
   using SlotWord = typename Sync::template Atomic<std::uint64_t>;
   using Slot = std::optional<value_type>;
+  using AtomicSlot =
+      std::conditional_t<kAtomicItems, StripedAtomicSlot<K, V, Sync>, NoStripedAtomicSlot>;
   static constexpr std::size_t kNoPosition = std::numeric_limits<std::size_t>::max();
   static constexpr std::uint64_t kNoHandle = std::numeric_limits<std::uint64_t>::max();
 
@@ -443,6 +524,7 @@ class StripedMapWithFault {
     kGrowths,
     kTableRetries,
     kFullRejections,
+    kLockedReads,
     kCount,
   };
 
@@ -490,12 +572,49 @@ class StripedMapWithFault {
     return op(t, map_buckets(hash, t.bucket_count));
   }
 
+  // A lock-free lookup of atomic items: reads the key's two buckets between two reads of
+  // their stripes' versions (OptimisticRead, the seqlock of stripe_locks.hpp). Returns
+  // true, with found holding the key's value or nothing, if no critical section on those
+  // stripes overlapped the reads; false otherwise (found is then meaningless). Locks
+  // held: none; it writes nothing shared.
+  //
+  // The table read need not be the live one at the end: a growth may replace it at any
+  // point. A replaced table is never written again (its atomic items stay where they
+  // were), so what it holds is the map as it was at the replacement, an instant inside
+  // this lookup: reading it, whole, is a valid answer. Reading it partly before and
+  // partly after the replacement cannot pass: the growth took every stripe in between,
+  // so the versions differ.
+  bool read_optimistic(std::uint64_t hash, const K& key, std::optional<V>& found) const
+    requires kAtomicItems
+  {
+    // acquire: pairs with the release store that published the table. A Table and its
+    // atomic slots are never freed while the map lives, so reading them is safe.
+    const Table* t = table_.load(std::memory_order_acquire);
+    const MapBucketPair pair = map_buckets(hash, t->bucket_count);
+    const OptimisticRead<2, BasicMapStripeLocks<Sync>> read(
+        stripes_.locks(), {stripes_.stripe_of(pair.first), stripes_.stripe_of(pair.second)});
+    if (!read.started()) return false;  // a writer holds one of them
+    found.reset();
+    for (const std::uint32_t bucket : {pair.first, pair.second}) {
+      for (unsigned s = 0; s < SlotsPerBucket; ++s) {
+        const AtomicSlot& slot = t->atoms[slot_index(bucket, s)];
+        // acquire (all three): the version re-read in valid() must not move above them.
+        if (slot.word.load(std::memory_order_acquire) != kEmptySlotWord &&
+            key_eq_(slot.key.load(std::memory_order_acquire), key)) {
+          found.emplace(slot.value.load(std::memory_order_acquire));
+          return read.valid();
+        }
+      }
+    }
+    return read.valid();
+  }
+
   // Slot of key in its two buckets, or kNoPosition. REQUIRES: their stripes held.
   std::size_t position_in(const Table& t, MapBucketPair pair, const K& key) const {
     for (const std::uint32_t bucket : {pair.first, pair.second}) {
       for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-        const Slot& slot = t.slots[slot_index(bucket, s)];
-        if (slot.has_value() && key_eq_(slot->first, key)) return slot_index(bucket, s);
+        const std::size_t pos = slot_index(bucket, s);
+        if (t.occupied(pos) && key_eq_(t.key(pos), key)) return pos;
       }
     }
     return kNoPosition;
@@ -503,7 +622,7 @@ class StripedMapWithFault {
   // A free slot of one bucket, or kNoPosition. REQUIRES: its stripe held.
   static std::size_t free_position(const Table& t, std::uint32_t bucket) {
     for (unsigned s = 0; s < SlotsPerBucket; ++s) {
-      if (!t.slots[slot_index(bucket, s)].has_value()) return slot_index(bucket, s);
+      if (!t.occupied(slot_index(bucket, s))) return slot_index(bucket, s);
     }
     return kNoPosition;
   }
@@ -553,7 +672,8 @@ class StripedMapWithFault {
   template <class VV, class Present>
   InsertResult settle_present(Table& t, std::size_t pos, MapBucketPair pair, VV&& value,
                               Present& present) {
-    const PresentOutcome outcome = present(t.slots[pos]->second, std::forward<VV>(value));
+    const PresentOutcome outcome =
+        t.with_value(pos, [&](V& current) { return present(current, std::forward<VV>(value)); });
     if (outcome.erase) {
       t.clear_slot(pos);
       stripes_.add_items(stripes_.stripe_of(pair.first), -1);
@@ -664,7 +784,7 @@ class StripedMapWithFault {
   std::size_t retired_bytes_locked() const noexcept {
     std::size_t bytes = 0;
     for (const auto& table : tables_) {  // bounded: at most 32 growths (each doubles)
-      if (table.get() != &live_table()) bytes += table->word_bytes();
+      if (table.get() != &live_table()) bytes += table->retained_bytes();
     }
     return bytes;
   }

@@ -10,13 +10,15 @@
 //   then nothing changed.
 //
 // Retired tables. A growth does not free the replaced Table: its items are moved out and
-// its item storage freed at once, but the Table object and its slot words stay until the
-// map is destroyed, because a lock-free path search may still be reading them (it finds
-// out at validation that the table was replaced). Every growth at least doubles the
-// bucket count (reserve included: reserve(n) grows to max(what n needs, twice the
-// current table)), so each table is at most half the next and the retired words take
-// less than the live table's words: retired_bytes() < 8 bytes per live slot, whatever
-// the call pattern (a reserve(size() + 1) loop included). (libcuckoo keeps its replaced
+// (other items) their storage freed at once, but the Table object and what lock-free
+// readers read stay until the map is destroyed, because a path search or a lookup may
+// still be reading them (a search finds out at validation that the table was replaced;
+// a lookup reads the map as it was at the replacement). That is the slot words, and
+// with atomic items the whole slots (the items stay in them, never written again).
+// Every growth at least doubles the bucket count (reserve included: reserve(n) grows to
+// max(what n needs, twice the current table)), so each table is at most half the next
+// and retired_bytes() < retained_bytes_per_slot() per live slot, whatever the call
+// pattern (a reserve(size() + 1) loop included). (libcuckoo keeps its replaced
 // lock arrays the same way.) This is what makes a pointer read from table_ safe to
 // dereference at any time without reference counting. memory_bytes() and
 // retired_bytes() report the accounting.
@@ -62,7 +64,7 @@ InsertResult CUCKOO_STRIPED_MAP::insert_exclusive(KK&& key, VV&& value, std::uin
     // Growth. Refused below kMinGrowthLoadPercent, as CuckooMap: so empty a table that
     // has no path means the hasher gives many keys the same buckets.
     const std::size_t items = stripes_.item_count();  // exact: every stripe held
-    const bool worth_growing = items * 100 >= std::size_t{kMinGrowthLoadPercent} * t.slots.size();
+    const bool worth_growing = items * 100 >= std::size_t{kMinGrowthLoadPercent} * t.slot_count();
     if (worth_growing) {
       // The item is moved in only once the new table has its place, so a refused
       // insert leaves the caller's key and value untouched. Where a copy can throw it
@@ -121,7 +123,7 @@ CUCKOO_STRIPED_MAP_TEMPLATE
 bool CUCKOO_STRIPED_MAP::grow_to(std::uint32_t buckets, bool with_pending,
                                  std::uint64_t pending_hash, std::size_t* pending_pos) {
   Table& old = live_table();
-  const std::size_t old_slots = old.slots.size();
+  const std::size_t old_slots = old.slot_count();
   const std::size_t handle_count = old_slots + (with_pending ? 1 : 0);
   const std::size_t new_slots = std::size_t{buckets} * SlotsPerBucket;
   std::vector<std::uint64_t> hashes(handle_count, 0);
@@ -138,9 +140,8 @@ bool CUCKOO_STRIPED_MAP::grow_to(std::uint32_t buckets, bool with_pending,
     return false;
   };
   for (std::size_t handle = 0; handle < handle_count; ++handle) {  // bounded by the slots
-    if (handle < old_slots && !old.slots[handle].has_value()) continue;
-    const std::uint64_t hash =
-        handle == old_slots ? pending_hash : hash_key(old.slots[handle]->first);
+    if (handle < old_slots && !old.occupied(handle)) continue;
+    const std::uint64_t hash = handle == old_slots ? pending_hash : hash_key(old.key(handle));
     hashes[handle] = hash;
     const MapBucketPair pair = map_buckets(hash, buckets);
     if (place_in(pair.first, handle) || place_in(pair.second, handle)) continue;
@@ -162,10 +163,11 @@ bool CUCKOO_STRIPED_MAP::grow_to(std::uint32_t buckets, bool with_pending,
       *pending_pos = pos;  // filled by the caller once the table is published
       continue;
     }
-    fresh->fill_slot(pos, map_buckets(hashes[handle], buckets), std::move(*old.slots[handle]));
+    fresh->fill_slot(pos, map_buckets(hashes[handle], buckets), old.take(handle));
   }
-  // Retire the old table: its items are gone; its words stay for lock-free readers.
-  std::vector<Slot>().swap(old.slots);
+  // Retire the old table: its items are gone (atomic items stay, stale, with the
+  // words) and what lock-free readers read stays (see the top of this file).
+  old.retire();
   tables_.push_back(std::move(fresh));
   // release: publishes the new table's contents to lock-free readers (acquire loads);
   // lockers are ordered by the stripe locks we hold.

@@ -16,14 +16,14 @@ std::string CUCKOO_STRIPED_MAP::check_invariants() const {
   const Guard all(stripes_, kAllStripes);
   const Table& t = live_table();
   std::size_t items = 0;
-  for (std::size_t pos = 0; pos < t.slots.size(); ++pos) {
-    const std::uint64_t word = t.words[pos].load(std::memory_order_relaxed);
-    if (!t.slots[pos].has_value()) {
+  for (std::size_t pos = 0; pos < t.slot_count(); ++pos) {
+    const std::uint64_t word = t.word(pos).load(std::memory_order_relaxed);
+    if (!t.occupied(pos)) {
       if (word != kEmptySlotWord) return "empty slot " + std::to_string(pos) + " has a word";
       continue;
     }
     ++items;
-    const MapBucketPair pair = map_buckets(hash_key(t.slots[pos]->first), t.bucket_count);
+    const MapBucketPair pair = map_buckets(hash_key(t.key(pos)), t.bucket_count);
     const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
     if (bucket != pair.first && bucket != pair.second) {
       return "the key at slot " + std::to_string(pos) + " is in bucket " +
@@ -33,7 +33,7 @@ std::string CUCKOO_STRIPED_MAP::check_invariants() const {
     if (word != pack_buckets(pair)) {
       return "the word of slot " + std::to_string(pos) + " does not name its key's buckets";
     }
-    const std::size_t found = position_in(t, pair, t.slots[pos]->first);
+    const std::size_t found = position_in(t, pair, t.key(pos));
     if (found != pos) {
       return "the key at slot " + std::to_string(pos) + " is also stored at slot " +
              std::to_string(found);

@@ -95,8 +95,8 @@ auto CUCKOO_STRIPED_MAP::place_via_first_hop_one_bucket(KK&& key, VV&& value, Ta
   const Guard guard(stripes_, kBucketStripes, bucket, path.hops[1].bucket);
   if (&live_table() != t) return {Step::kRetry};
   for (unsigned s = 0; s < SlotsPerBucket; ++s) {  // the re-check: this bucket only
-    const Slot& slot = t->slots[slot_index(bucket, s)];
-    if (slot.has_value() && key_eq_(slot->first, key)) {
+    const std::size_t pos = slot_index(bucket, s);
+    if (t->occupied(pos) && key_eq_(t->key(pos), key)) {
       return {Step::kDone,
               settle_present(*t, slot_index(bucket, s), pair, std::forward<VV>(value), assign)};
     }
@@ -130,9 +130,9 @@ bool CUCKOO_STRIPED_MAP::hop_is_valid(const Table& t, MapSlotRef from, MapSlotRe
     return true;  // TEST FAULT: no validation at all
   } else {
     const std::size_t source = slot_index(from);
-    if (!t.slots[source].has_value() || t.slots[slot_index(to)].has_value()) return false;
+    if (!t.occupied(source) || t.occupied(slot_index(to))) return false;
     // relaxed: the word is written under this stripe, which we hold.
-    const MapBucketPair item = unpack_buckets(t.words[source].load(std::memory_order_relaxed));
+    const MapBucketPair item = unpack_buckets(t.word(source).load(std::memory_order_relaxed));
     return item.first == to.bucket || item.second == to.bucket;
   }
 }
@@ -142,12 +142,7 @@ bool CUCKOO_STRIPED_MAP::hop_is_valid(const Table& t, MapSlotRef from, MapSlotRe
 CUCKOO_STRIPED_MAP_TEMPLATE
 void CUCKOO_STRIPED_MAP::apply_hop(Table& t, MapSlotRef from, MapSlotRef to) {
   if constexpr (Fault == StripedMapFault::kUnvalidatedHop) {
-    const std::size_t source = slot_index(from);
-    const std::size_t target = slot_index(to);
-    t.slots[target] = std::move(t.slots[source]);
-    t.words[target].store(t.words[source].load(std::memory_order_relaxed),
-                          std::memory_order_relaxed);
-    t.clear_slot(source);
+    t.overwrite_slot(slot_index(from), slot_index(to));
   } else {
     t.move_slot(slot_index(from), slot_index(to));
   }
