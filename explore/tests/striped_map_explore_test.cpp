@@ -53,6 +53,23 @@ struct Shared {
   sub::HistoryRecorder recorder;
 };
 
+// After the threads: the history must be linearizable and the map's invariants hold.
+template <StripedMapFault Fault>
+std::string verdict(Shared<Fault>& s) {
+  const sub::CheckResult result = sub::check_map(s.recorder.take_history());
+  if (!result.linearizable()) return result.describe();
+  return s.map.check_invariants();
+}
+
+// Inserts the prefill, recorded as thread 0's first inserts (before any thread runs).
+template <StripedMapFault Fault>
+void prefill(Shared<Fault>& s, const std::vector<std::uint64_t>& keys) {
+  sub::HistoryRecorder::ThreadLog& setup = s.recorder.thread(0);
+  for (const std::uint64_t k : keys) {
+    (void)setup.record(sub::OpKind::kInsert, k, k, [&] { return sub::outcome_of(s.map.insert(k, k)); });
+  }
+}
+
 // Prefilled keys 100.. (recorded as thread 0's first inserts, before any thread runs),
 // then: thread 0 inserts 1 and 2; thread 1 inserts 1, erases 100 and inserts 3; thread 2
 // finds 101, 1 and 2 and asks size(). grow: 2 slots that may double; else 4 slots, fixed.
@@ -64,10 +81,7 @@ ex::Scenario churn(bool grow) {
     c.max_capacity = grow ? 16 : 4;
     c.seed = 0x5eed'0001;
     auto s = std::make_shared<Shared<Fault>>(c);
-    sub::HistoryRecorder::ThreadLog& setup = s->recorder.thread(0);
-    for (std::uint64_t k = 100; k < (grow ? 101U : 102U); ++k) {
-      (void)setup.record(sub::OpKind::kInsert, k, k, [&] { return sub::outcome_of(s->map.insert(k, k)); });
-    }
+    prefill(*s, grow ? std::vector<std::uint64_t>{100} : std::vector<std::uint64_t>{100, 101});
     ex::Execution e;
     e.state = s;
     e.threads.push_back([s] {
@@ -89,11 +103,7 @@ ex::Scenario churn(bool grow) {
       }
       (void)log.record(sub::OpKind::kSize, 0, 0, [&] { return static_cast<std::uint64_t>(s->map.size()); });
     });
-    e.check = [s]() -> std::string {
-      const sub::CheckResult verdict = sub::check_map(s->recorder.take_history());
-      if (!verdict.linearizable()) return verdict.describe();
-      return s->map.check_invariants();
-    };
+    e.check = [s] { return verdict(*s); };
     return e;
   };
 }
@@ -148,58 +158,67 @@ std::vector<std::uint64_t> by_bucket(const SerialMap& m) {
   return keys;
 }
 
-Race find_race() {
+// Calls visit(prefill, filled) for each prefill of three keys from 100..119 that the
+// full-table configuration takes, filled() making a fresh serial map holding it, until
+// visit returns true. Bound: 20 * 20 * 20 prefills.
+template <class Visit>
+void for_each_prefill(Visit visit) {
   const cuckoo::CuckooMapConfig c = full_table_config();
-  // Bound: 20 * 20 * 20 prefills, 8 keys each.
   for (std::uint64_t a = 100; a < 120; ++a) {
     for (std::uint64_t b = a + 1; b < 120; ++b) {
       for (std::uint64_t d = b + 1; d < 120; ++d) {
         const std::vector<std::uint64_t> prefill{a, b, d};
-        auto filled = [&] {
+        const auto filled = [&] {
           auto m = std::make_unique<SerialMap>(c);
           for (const std::uint64_t k : prefill) {
             if (m->insert(k, k) != cuckoo::InsertResult::kInserted) return std::unique_ptr<SerialMap>();
           }
           return m;
         };
-        if (!filled()) continue;
-        for (std::uint64_t key = 1; key < 9; ++key) {
-          const auto [b1, b2] = filled()->buckets_of(key);
-          if (b1 == b2) continue;
-          auto via_path = filled();
-          if (via_path->insert(key, 0) != cuckoo::InsertResult::kInserted || via_path->stats().path_inserts != 1) {
-            continue;
-          }
-          const std::vector<std::uint64_t> after_path = by_bucket(*via_path);
-          const auto path_bucket = static_cast<std::uint32_t>(
-              std::find(after_path.begin(), after_path.end(), key) - after_path.begin());
-          // Where the prefilled items sit: fill the empty bucket with a key that goes straight there.
-          for (std::uint64_t filler = 1000; filler < 1100; ++filler) {
-            auto full = filled();
-            if (full->insert(filler, 0) != cuckoo::InsertResult::kInserted || full->stats().path_inserts != 0) {
-              continue;
-            }
-            const std::vector<std::uint64_t> before = by_bucket(*full);
-            const std::uint32_t other = path_bucket == b1 ? b2 : b1;
-            const std::uint64_t victim = before[other];
-            if (victim == filler) break;
-            return {prefill, key, victim};
-          }
-        }
+        if (filled() && visit(prefill, filled)) return;
       }
     }
   }
-  return {};
+}
+
+Race find_race() {
+  Race found;
+  // Bound: 8 keys and 100 fillers per prefill.
+  for_each_prefill([&](const std::vector<std::uint64_t>& prefill, const auto& filled) {
+    for (std::uint64_t key = 1; key < 9; ++key) {
+      const auto [b1, b2] = filled()->buckets_of(key);
+      if (b1 == b2) continue;
+      auto via_path = filled();
+      if (via_path->insert(key, 0) != cuckoo::InsertResult::kInserted || via_path->stats().path_inserts != 1) {
+        continue;
+      }
+      const std::vector<std::uint64_t> after_path = by_bucket(*via_path);
+      const auto path_bucket = static_cast<std::uint32_t>(
+          std::find(after_path.begin(), after_path.end(), key) - after_path.begin());
+      // Where the prefilled items sit: fill the empty bucket with a key that goes straight there.
+      for (std::uint64_t filler = 1000; filler < 1100; ++filler) {
+        auto full = filled();
+        if (full->insert(filler, 0) != cuckoo::InsertResult::kInserted || full->stats().path_inserts != 0) {
+          continue;
+        }
+        const std::vector<std::uint64_t> before = by_bucket(*full);
+        const std::uint32_t other = path_bucket == b1 ? b2 : b1;
+        const std::uint64_t victim = before[other];
+        if (victim == filler) break;
+        found = {prefill, key, victim};
+        return true;
+      }
+    }
+    return false;
+  });
+  return found;
 }
 
 template <StripedMapFault Fault>
 ex::Scenario race(Race r) {
   return [r] {
     auto s = std::make_shared<Shared<Fault>>(full_table_config());
-    sub::HistoryRecorder::ThreadLog& setup = s->recorder.thread(0);
-    for (const std::uint64_t k : r.prefill) {
-      (void)setup.record(sub::OpKind::kInsert, k, k, [&] { return sub::outcome_of(s->map.insert(k, k)); });
-    }
+    prefill(*s, r.prefill);
     ex::Execution e;
     e.state = s;
     e.threads.push_back([s, r] {
@@ -211,11 +230,7 @@ ex::Scenario race(Race r) {
       (void)log.record(sub::OpKind::kErase, r.victim, 0, [&] { return s->map.erase(r.victim); });
       (void)log.record(sub::OpKind::kInsert, r.key, 2, [&] { return sub::outcome_of(s->map.insert(r.key, 2)); });
     });
-    e.check = [s]() -> std::string {
-      const sub::CheckResult verdict = sub::check_map(s->recorder.take_history());
-      if (!verdict.linearizable()) return verdict.describe();
-      return s->map.check_invariants();
-    };
+    e.check = [s] { return verdict(*s); };
     return e;
   };
 }
@@ -231,55 +246,43 @@ struct MoveRace {
 };
 
 MoveRace find_move_race() {
-  const cuckoo::CuckooMapConfig c = full_table_config();
-  // Bound: 20 * 20 * 20 prefills, 8 keys and 100 fillers each.
-  for (std::uint64_t a = 100; a < 120; ++a) {
-    for (std::uint64_t b = a + 1; b < 120; ++b) {
-      for (std::uint64_t d = b + 1; d < 120; ++d) {
-        const std::vector<std::uint64_t> prefill{a, b, d};
-        auto filled = [&] {
-          auto m = std::make_unique<SerialMap>(c);
-          for (const std::uint64_t k : prefill) {
-            if (m->insert(k, k) != cuckoo::InsertResult::kInserted) return std::unique_ptr<SerialMap>();
-          }
-          return m;
-        };
-        if (!filled()) continue;
-        // Where the prefilled keys sit: fill the empty bucket with a key that goes straight there.
-        std::vector<std::uint64_t> before;
-        for (std::uint64_t filler = 1000; filler < 1100 && before.empty(); ++filler) {
-          auto full = filled();
-          if (full->insert(filler, 0) == cuckoo::InsertResult::kInserted && full->stats().path_inserts == 0) {
-            before = by_bucket(*full);
-          }
-        }
-        if (before.size() != 4) continue;
-        for (std::uint64_t key = 1; key < 9; ++key) {
-          auto via_path = filled();
-          if (via_path->insert(key, 0) != cuckoo::InsertResult::kInserted || via_path->stats().path_inserts != 1) {
-            continue;
-          }
-          const std::vector<std::uint64_t> after = by_bucket(*via_path);
-          for (const std::uint64_t m : prefill) {
-            const auto [first, second] = via_path->buckets_of(m);
-            const auto was = static_cast<std::uint32_t>(std::find(before.begin(), before.end(), m) - before.begin());
-            const auto is = static_cast<std::uint32_t>(std::find(after.begin(), after.end(), m) - after.begin());
-            if (first != second && was == second && is == first) return {prefill, key, m};
-          }
+  MoveRace found;
+  // Bound: 100 fillers and 8 keys per prefill.
+  for_each_prefill([&](const std::vector<std::uint64_t>& prefill, const auto& filled) {
+    // Where the prefilled keys sit: fill the empty bucket with a key that goes straight there.
+    std::vector<std::uint64_t> before;
+    for (std::uint64_t filler = 1000; filler < 1100 && before.empty(); ++filler) {
+      auto full = filled();
+      if (full->insert(filler, 0) == cuckoo::InsertResult::kInserted && full->stats().path_inserts == 0) {
+        before = by_bucket(*full);
+      }
+    }
+    if (before.size() != 4) return false;
+    for (std::uint64_t key = 1; key < 9; ++key) {
+      auto via_path = filled();
+      if (via_path->insert(key, 0) != cuckoo::InsertResult::kInserted || via_path->stats().path_inserts != 1) {
+        continue;
+      }
+      const std::vector<std::uint64_t> after = by_bucket(*via_path);
+      for (const std::uint64_t m : prefill) {
+        const auto [first, second] = via_path->buckets_of(m);
+        const auto was = static_cast<std::uint32_t>(std::find(before.begin(), before.end(), m) - before.begin());
+        const auto is = static_cast<std::uint32_t>(std::find(after.begin(), after.end(), m) - after.begin());
+        if (first != second && was == second && is == first) {
+          found = {prefill, key, m};
+          return true;
         }
       }
     }
-  }
-  return {};
+    return false;
+  });
+  return found;
 }
 
 ex::Scenario move_race(MoveRace r) {
   return [r] {
     auto s = std::make_shared<Shared<StripedMapFault::kNone>>(full_table_config());
-    sub::HistoryRecorder::ThreadLog& setup = s->recorder.thread(0);
-    for (const std::uint64_t k : r.prefill) {
-      (void)setup.record(sub::OpKind::kInsert, k, k, [&] { return sub::outcome_of(s->map.insert(k, k)); });
-    }
+    prefill(*s, r.prefill);
     ex::Execution e;
     e.state = s;
     e.threads.push_back([s, r] {
@@ -289,11 +292,7 @@ ex::Scenario move_race(MoveRace r) {
     e.threads.push_back([s, r] {
       (void)s->recorder.thread(1).record(sub::OpKind::kFind, r.moved, 0, [&] { return s->map.find(r.moved); });
     });
-    e.check = [s]() -> std::string {
-      const sub::CheckResult verdict = sub::check_map(s->recorder.take_history());
-      if (!verdict.linearizable()) return verdict.describe();
-      return s->map.check_invariants();
-    };
+    e.check = [s] { return verdict(*s); };
     return e;
   };
 }
