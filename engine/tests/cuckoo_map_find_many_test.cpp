@@ -59,12 +59,17 @@ TEST(CuckooMapFindMany, AgreesWithFindThroughGrowth) {
       (void)map.insert(k, k * 3 + 1);
     }
     keys.clear();
-    // Not a multiple of kFindBatch, so the last group is partial.
-    for (std::size_t i = 0; i < 5 * decltype(map)::kFindBatch + 7; ++i) {
-      keys.push_back(rng.below(10000));
+    // Lengths around the pipeline's stage distance D: shorter than one stage, than two,
+    // exactly at them, and a long run whose end is not a multiple of D.
+    constexpr std::size_t D = decltype(map)::kFindAhead;
+    for (std::size_t i = 0; i < 5 * D + 7; ++i) keys.push_back(rng.below(10000));
+    for (const std::size_t n :
+         {std::size_t{1}, D - 1, D, D + 1, 2 * D - 1, 2 * D, 2 * D + 1, 5 * D + 7}) {
+      SCOPED_TRACE("keys: " + std::to_string(n));
+      const auto end = keys.begin() + static_cast<std::ptrdiff_t>(n);
+      expect_same_as_find(map, std::vector<std::uint64_t>(keys.begin(), end));
+      if (HasFailure()) return;
     }
-    expect_same_as_find(map, keys);
-    if (HasFailure()) return;
   }
   EXPECT_GT(map.size(), 1000U);
 }

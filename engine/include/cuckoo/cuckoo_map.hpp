@@ -419,8 +419,10 @@ class CuckooMap {
 
   // Batched find(): results[i] = find(keys[i]) (the value's address, or nullptr) for
   // every i < size(keys); the same answers, faster for many keys in a table larger than
-  // the cache. Keys are hashed and both their buckets prefetched kFindBatch at a time, so
-  // the cache misses of a group overlap instead of running one after another. keys: any
+  // the cache. Keys go through a pipeline (detail/map_lookup.hpp): hashed and their two
+  // tag words prefetched, kFindAhead keys later their tags matched and the matching item
+  // prefetched, kFindAhead keys after that probed; so the misses of many keys overlap,
+  // and a hit reads three lines (a miss two) where find() reads four. keys: any
   // contiguous sized range of keys find() takes (with a transparent hasher and equality,
   // e.g. std::string_view on a std::string map); results: any sized random-access range
   // that `const V*` assigns to. Throws std::invalid_argument, writing nothing, if results
@@ -431,10 +433,12 @@ class CuckooMap {
              std::ranges::sized_range<Results> &&
              std::assignable_from<std::ranges::range_reference_t<Results>, const V*>
   void find_many(const Keys& keys, Results&& results) const;
-  // Keys hashed and prefetched ahead of their probes: at 10M items, 16 gave 41 M finds/s,
-  // 32 gave 60 M and 64 gave 67-74 M on the 2-vCPU bench machine (bench_map
-  // map/cuckoo_map/find_many_*); 64 keys' buckets are about 20 KiB of lines in flight.
-  static constexpr std::size_t kFindBatch = 64;
+  // The distance between the pipeline's stages, in keys: at 10M items 8 and 32 gave the
+  // same speed on the 2-vCPU bench machine (bench_map map/cuckoo_map/find_many_*; 32
+  // leaves room for slower memory), 16 no better. kFindRing holds the hashes of the keys
+  // in flight.
+  static constexpr std::size_t kFindAhead = 32;
+  static constexpr std::size_t kFindRing = std::bit_ceil(2 * kFindAhead + 1);
 
   // ---- Size and shape -----------------------------------------------------------------
 

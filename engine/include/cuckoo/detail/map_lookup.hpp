@@ -1,7 +1,8 @@
 // CuckooMap's lookup (out-of-line members of CuckooMap, cuckoo/cuckoo_map.hpp, included
 // at its end): the key's slot in one bucket (keys compared only where the tag matches),
 // the hot two-bucket probe (both buckets prefetched, then probed), the stash scan
-// behind it, and the batched find_many() (hash and prefetch a group, then probe it).
+// behind it, and the batched find_many() (a pipeline: tags prefetched, then matched and
+// the item prefetched, then probed).
 #pragma once
 
 #ifndef CUCKOO_MAP
@@ -76,26 +77,41 @@ void CUCKOO_MAP::find_many(const Keys& keys, Results&& results) const {
   }
   const E* const key_data = std::ranges::data(keys);
   auto out = std::ranges::begin(results);
-  std::array<std::uint64_t, kFindBatch> hashes{};
-  // Bound: n / kFindBatch + 1 groups of at most kFindBatch keys.
-  for (std::size_t start = 0; start < n; start += kFindBatch) {
-    const std::size_t count = std::min(kFindBatch, n - start);
-    if (size_ != 0) {
-      for (std::size_t k = 0; k < count; ++k) {
-        const key_arg<E>& key = key_data[start + k];
-        hashes[k] = hash_key(key);
-        const detail::MapBucketPair pair = detail::map_buckets(hashes[k], bucket_count_);
-        slots_.prefetch(pair.first);
-        slots_.prefetch(pair.second);
+  if (size_ == 0) {  // also covers a moved-from map (no buckets)
+    for (std::size_t i = 0; i < n; ++i) out[static_cast<std::ptrdiff_t>(i)] = nullptr;
+    return;
+  }
+  // A pipeline of three stages, kFindAhead keys apart: key i is hashed and its two tag
+  // words prefetched; key i - kFindAhead, whose tags have had that long to arrive, has
+  // its tags matched and the first matching item prefetched; key i - 2 * kFindAhead is
+  // probed. A hit reads three lines (two tags, one item), a miss two.
+  std::array<std::uint64_t, kFindRing> hashes{};
+  constexpr std::size_t kMask = kFindRing - 1;
+  // Bound: n + 2 * kFindAhead steps.
+  for (std::size_t i = 0; i < n + 2 * kFindAhead; ++i) {
+    if (i < n) {
+      const std::uint64_t hash = hash_key(static_cast<const key_arg<E>&>(key_data[i]));
+      hashes[i & kMask] = hash;
+      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+      slots_.prefetch_tags(pair.first);
+      slots_.prefetch_tags(pair.second);
+    }
+    if (i >= kFindAhead && i - kFindAhead < n) {
+      const std::uint64_t hash = hashes[(i - kFindAhead) & kMask];
+      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+      const std::uint8_t tag = detail::map_tag(hash);
+      if (const unsigned m = slots_.matches(pair.first, tag); m != 0) {
+        slots_.prefetch_item(pair.first, static_cast<unsigned>(std::countr_zero(m)));
+      } else if (const unsigned m2 = slots_.matches(pair.second, tag); m2 != 0) {
+        slots_.prefetch_item(pair.second, static_cast<unsigned>(std::countr_zero(m2)));
       }
     }
-    for (std::size_t k = 0; k < count; ++k) {
-      const key_arg<E>& key = key_data[start + k];
-      // The group's buckets are prefetched above: probe without prefetching again.
-      const std::size_t pos =
-          size_ == 0 ? kNoPosition
-                     : position_in(key, hashes[k], detail::map_buckets(hashes[k], bucket_count_));
-      out[static_cast<std::ptrdiff_t>(start + k)] =
+    if (i >= 2 * kFindAhead) {
+      const std::size_t k = i - 2 * kFindAhead;
+      const std::uint64_t hash = hashes[k & kMask];
+      const std::size_t pos = position_in(static_cast<const key_arg<E>&>(key_data[k]), hash,
+                                          detail::map_buckets(hash, bucket_count_));
+      out[static_cast<std::ptrdiff_t>(k)] =
           pos == kNoPosition ? nullptr : &slots_.item(pos).second;
     }
   }

@@ -208,6 +208,14 @@ class MapSlots {
   const K& key_at(std::uint32_t bucket, unsigned s) const noexcept {
     return std::launder(slot_pointer(std::size_t{bucket} * B + s))->first;
   }
+  // Hints the cache to load bucket's tags only.
+  void prefetch_tags(std::uint32_t bucket) const noexcept {
+    __builtin_prefetch(tags_.data() + std::size_t{bucket} * B);
+  }
+  // Hints the cache to load the item in slot s of bucket.
+  void prefetch_item(std::uint32_t bucket, unsigned s) const noexcept {
+    __builtin_prefetch(slot_pointer(std::size_t{bucket} * B + s));
+  }
   // Hints the cache to load bucket's items and tags.
   void prefetch(std::uint32_t bucket) const noexcept {
     const auto* first = reinterpret_cast<const char*>(slot_pointer(std::size_t{bucket} * B));
