@@ -223,7 +223,7 @@ class MapSlots {
     if constexpr (sizeof(value_type) * B > Buffer::kCacheLineBytes) {
       __builtin_prefetch(first + sizeof(value_type) * B - 1);
     }
-    __builtin_prefetch(tags_.data() + std::size_t{bucket} * B);
+    prefetch_tags(bucket);
   }
 
  private:

@@ -403,9 +403,8 @@ class StripedMapWithFault {
     const Guard all(stripes_, kAllStripes);
     return live_table().live_bytes() + retired_bytes_locked();
   }
-  // Bytes the retired tables keep for lock-free readers (see the top of this file):
-  // kRetainedBytesPerSlot per retired slot, always less than that per live slot.
-  // Locks held on return: none (every stripe while it reads).
+  // Bytes a retired table keeps per slot for lock-free readers: the whole slot with
+  // atomic items, the slot word with others.
   static constexpr std::size_t retained_bytes_per_slot() noexcept {
     if constexpr (kAtomicItems) {
       return sizeof(AtomicSlot);
@@ -413,6 +412,9 @@ class StripedMapWithFault {
       return sizeof(SlotWord);
     }
   }
+  // Bytes the retired tables keep for lock-free readers (see the top of this file):
+  // retained_bytes_per_slot() per retired slot, always less than that per live slot.
+  // Locks held on return: none (every stripe while it reads).
   std::size_t retired_bytes() const {
     const Guard all(stripes_, kAllStripes);
     return retired_bytes_locked();
