@@ -435,8 +435,8 @@ class CuckooMap {
   void find_many(const Keys& keys, Results&& results) const;
   // The distance between the pipeline's stages, in keys: at 10M items 8 and 32 gave the
   // same speed on the 2-vCPU bench machine (bench_map map/cuckoo_map/find_many_*; 32
-  // leaves room for slower memory), 16 no better. kFindRing holds the hashes of the keys
-  // in flight.
+  // leaves room for slower memory), 16 no better. kFindRing holds the hashes and buckets
+  // of the keys in flight.
   static constexpr std::size_t kFindAhead = 32;
   static constexpr std::size_t kFindRing = std::bit_ceil(2 * kFindAhead + 1);
 

@@ -85,32 +85,36 @@ void CUCKOO_MAP::find_many(const Keys& keys, Results&& results) const {
   // words prefetched; key i - kFindAhead, whose tags have had that long to arrive, has
   // its tags matched and the first matching item prefetched; key i - 2 * kFindAhead is
   // probed. A hit reads three lines (two tags, one item), a miss two.
-  std::array<std::uint64_t, kFindRing> hashes{};
+  // The keys in flight: each one's hash and buckets, derived once in the first stage.
+  struct InFlight {
+    std::uint64_t hash;
+    detail::MapBucketPair pair;
+  };
+  std::array<InFlight, kFindRing> ring{};
   constexpr std::size_t kMask = kFindRing - 1;
   // Bound: n + 2 * kFindAhead steps.
   for (std::size_t i = 0; i < n + 2 * kFindAhead; ++i) {
     if (i < n) {
-      const std::uint64_t hash = hash_key(static_cast<const key_arg<E>&>(key_data[i]));
-      hashes[i & kMask] = hash;
-      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-      slots_.prefetch_tags(pair.first);
-      slots_.prefetch_tags(pair.second);
+      InFlight& f = ring[i & kMask];
+      f.hash = hash_key(static_cast<const key_arg<E>&>(key_data[i]));
+      f.pair = detail::map_buckets(f.hash, bucket_count_);
+      slots_.prefetch_tags(f.pair.first);
+      slots_.prefetch_tags(f.pair.second);
     }
     if (i >= kFindAhead && i - kFindAhead < n) {
-      const std::uint64_t hash = hashes[(i - kFindAhead) & kMask];
-      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-      const std::uint8_t tag = detail::map_tag(hash);
-      if (const unsigned m = slots_.matches(pair.first, tag); m != 0) {
-        slots_.prefetch_item(pair.first, static_cast<unsigned>(std::countr_zero(m)));
-      } else if (const unsigned m2 = slots_.matches(pair.second, tag); m2 != 0) {
-        slots_.prefetch_item(pair.second, static_cast<unsigned>(std::countr_zero(m2)));
+      const InFlight& f = ring[(i - kFindAhead) & kMask];
+      const std::uint8_t tag = detail::map_tag(f.hash);
+      if (const unsigned m = slots_.matches(f.pair.first, tag); m != 0) {
+        slots_.prefetch_item(f.pair.first, static_cast<unsigned>(std::countr_zero(m)));
+      } else if (const unsigned m2 = slots_.matches(f.pair.second, tag); m2 != 0) {
+        slots_.prefetch_item(f.pair.second, static_cast<unsigned>(std::countr_zero(m2)));
       }
     }
     if (i >= 2 * kFindAhead) {
       const std::size_t k = i - 2 * kFindAhead;
-      const std::uint64_t hash = hashes[k & kMask];
-      const std::size_t pos = position_in(static_cast<const key_arg<E>&>(key_data[k]), hash,
-                                          detail::map_buckets(hash, bucket_count_));
+      const InFlight& f = ring[k & kMask];
+      const std::size_t pos =
+          position_in(static_cast<const key_arg<E>&>(key_data[k]), f.hash, f.pair);
       out[static_cast<std::ptrdiff_t>(k)] =
           pos == kNoPosition ? nullptr : &slots_.item(pos).second;
     }
