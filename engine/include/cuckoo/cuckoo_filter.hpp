@@ -35,12 +35,15 @@
 // in i1 or i2, then a bounded kick-out walk whose last homeless fingerprint goes to the
 // stash (detail/filter_kick.hpp). A kick-out never loses an item (claim C6).
 //
-// Batched lookup. contains_many() hashes a group of kBatchGroup keys, computes their
-// placements and prefetches both buckets of each, then probes the group in order: the
-// 2 * kBatchGroup cache misses overlap instead of running one after another, which is
-// what bounds one-key-at-a-time lookup in a table larger than the cache. The probe is
-// holds_fingerprint(), the same code contains() runs, so answers are identical (stash
-// included).
+// Batched lookup. contains_many() keeps many keys' cache misses in flight instead of one
+// key's, which is what bounds one-key-at-a-time lookup in a table larger than the cache.
+// For one-word shapes (below) with an empty stash it is a pipeline: while key i is
+// probed, key i + kBatchAhead is hashed, placed and both its buckets prefetched; a ring
+// of kBatchAhead entries keeps each key's buckets (as first bits) and fingerprint
+// between the two, and the probe is PackedTable::OneWordProbe::holds, contains_one_word's
+// own test. Otherwise (wider buckets, or stashed items) it hashes and prefetches a group
+// of kBatchGroup keys, then probes the group with holds_fingerprint(), the code contains()
+// runs. Either way the answers are contains()'s (tested for every shape and length).
 //
 // One-word probes. f and b are runtime values; when a bucket with its offset within a
 // byte fits one 64-bit word (f * b <= 57, or f * b a multiple of 8 up to 64: the default
@@ -81,6 +84,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -222,6 +226,10 @@ class BasicCuckooFilter
   // the ~12-20 line-fill buffers of a core), few enough that the prefetched lines are
   // still cached when probed.
   static constexpr std::size_t kBatchGroup = 24;
+  // The same for the pipelined batched lookup (one-word shapes, empty stash): key
+  // i + kBatchAhead is hashed and prefetched while key i is probed. A power of two (the
+  // ring's index is a mask).
+  static constexpr std::size_t kBatchAhead = 16;
 
   // Builds an empty filter. Throws ConfigError (field() = "fingerprint_bits",
   // "slots_per_bucket", "capacity" or "max_kicks") if the configuration is invalid;
@@ -288,13 +296,7 @@ class BasicCuckooFilter
   // REQUIRES: results.size() >= hashes.size(); results does not overlap hashes.
   void contains_many_hash(std::span<const std::uint64_t> hashes, std::span<bool> results) const {
     require_result_room(hashes.size(), results.size());
-    std::array<Placement, kBatchGroup> group;
-    // Bound: hashes.size() / kBatchGroup + 1 groups of at most kBatchGroup hashes.
-    for (std::size_t start = 0; start < hashes.size(); start += kBatchGroup) {
-      const std::size_t count = std::min(kBatchGroup, hashes.size() - start);
-      for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hashes[start + k]);
-      for (std::size_t k = 0; k < count; ++k) results[start + k] = holds_fingerprint(group[k]);
-    }
+    contains_many_by(hashes.size(), [&](std::size_t i) { return hashes[i]; }, results.begin());
   }
 
   // ---- Hash-level operations: the same as the key-level ones for a key whose hash is h.
@@ -473,10 +475,18 @@ class BasicCuckooFilter
     return p.bucket1 == p.bucket2 ? table_.slots() : 2 * table_.slots();
   }
 
-  // The batched lookup: groups of kBatchGroup keys hashed and prefetched, then probed;
-  // out[i] = contains(keys[i]). REQUIRES: out has room for keys.size() results.
+  // The batched lookup: out[i] = contains(keys[i]). REQUIRES: out has room for
+  // keys.size() results.
   template <class Key, class Out>
-  void contains_many_into(std::span<const Key> keys, Out out) const;
+  void contains_many_into(std::span<const Key> keys, Out out) const {
+    contains_many_by(keys.size(), [&](std::size_t i) { return hash_of(keys[i]); }, out);
+  }
+
+  // out[i] = contains_hash(hash_at(i)) for i < n; see "Batched lookup" in the design
+  // comment. One-word shapes with an empty stash take a pipeline, kBatchAhead keys deep;
+  // the rest, groups of kBatchGroup keys. REQUIRES: out has room for n results.
+  template <class HashAt, class Out>
+  void contains_many_by(std::size_t n, HashAt hash_at, Out out) const;
 
   static void require_result_room(std::size_t inputs, std::size_t results);
 

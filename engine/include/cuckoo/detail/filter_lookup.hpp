@@ -1,6 +1,6 @@
 // CuckooFilter's lookup helpers (out-of-line members of BasicCuckooFilter,
 // cuckoo/cuckoo_filter.hpp, included at its end): the batched lookup behind
-// contains_many() and the stash scans (find, count, remove). The per-key probe itself
+// contains_many() and contains_many_hash(), and the stash scans (find, count, remove). The per-key probe itself
 // (holds_fingerprint) stays in the class body, where the hot path reads it.
 #pragma once
 
@@ -11,17 +11,56 @@
 namespace cuckoo {
 
 CUCKOO_FILTER_TEMPLATE
-template <class Key, class Out>
-inline auto CUCKOO_FILTER::contains_many_into(std::span<const Key> keys, Out out) const -> void {
-  std::array<Placement, kBatchGroup> group;
-  // Bound: keys.size() / kBatchGroup + 1 groups of at most kBatchGroup keys.
-  for (std::size_t start = 0; start < keys.size(); start += kBatchGroup) {
-    const std::size_t count = std::min(kBatchGroup, keys.size() - start);
-    for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hash_of(keys[start + k]));
-    for (std::size_t k = 0; k < count; ++k) {
-      out[static_cast<std::ptrdiff_t>(start + k)] = holds_fingerprint(group[k]);
+template <class HashAt, class Out>
+inline auto CUCKOO_FILTER::contains_many_by(std::size_t n, HashAt hash_at, Out out) const -> void {
+  if (!table_.one_word() || stash_size_ != 0) [[unlikely]] {
+    // Groups: hash and prefetch kBatchGroup keys, then probe them with holds_fingerprint.
+    std::array<Placement, kBatchGroup> group;
+    // Bound: n / kBatchGroup + 1 groups of at most kBatchGroup keys.
+    for (std::size_t start = 0; start < n; start += kBatchGroup) {
+      const std::size_t count = std::min(kBatchGroup, n - start);
+      for (std::size_t k = 0; k < count; ++k) group[k] = prefetched(hash_at(start + k));
+      for (std::size_t k = 0; k < count; ++k) {
+        out[static_cast<std::ptrdiff_t>(start + k)] = holds_fingerprint(group[k]);
+      }
     }
+    return;
   }
+  // The pipeline: key i + kBatchAhead is hashed, placed and its buckets prefetched while
+  // key i, prefetched kBatchAhead keys earlier, is probed. The ring keeps each key's
+  // buckets as first bits, computed once. With the stash empty, the buckets alone give
+  // the answer (holds_fingerprint's, without its stash branch).
+  static_assert(std::has_single_bit(kBatchAhead));
+  struct InFlight {
+    std::uint64_t bit1;
+    std::uint64_t bit2;
+    std::uint32_t fingerprint;
+  };
+  const auto probe = table_.one_word_probe();
+  const auto start = [&](std::uint64_t h) {
+    const Placement p = placement_of_hash(h);
+    const InFlight f{probe.first_bit(p.bucket1), probe.first_bit(p.bucket2), p.fingerprint};
+    probe.prefetch(f.bit1);
+    probe.prefetch(f.bit2);
+    return f;
+  };
+  const auto answer = [&](const InFlight& f) {
+    // Combined as integers: clang warns on | between bools.
+    return (static_cast<unsigned>(probe.holds(f.bit1, f.fingerprint)) |
+            static_cast<unsigned>(probe.holds(f.bit2, f.fingerprint))) != 0;
+  };
+  std::array<InFlight, kBatchAhead> ring;
+  constexpr std::size_t kMask = kBatchAhead - 1;
+  const std::size_t lead = std::min(n, kBatchAhead);
+  for (std::size_t i = 0; i < lead; ++i) ring[i] = start(hash_at(i));
+  std::size_t i = 0;
+  // Bound: n - kBatchAhead iterations, then at most kBatchAhead in the tail.
+  for (; i + kBatchAhead < n; ++i) {
+    const InFlight f = ring[i & kMask];
+    ring[i & kMask] = start(hash_at(i + kBatchAhead));
+    out[static_cast<std::ptrdiff_t>(i)] = answer(f);
+  }
+  for (; i < n; ++i) out[static_cast<std::ptrdiff_t>(i)] = answer(ring[i & kMask]);
 }
 
 CUCKOO_FILTER_TEMPLATE

@@ -232,20 +232,45 @@ class BasicPackedTable {
   [[gnu::always_inline]] bool contains_one_word(std::uint32_t bucket,
                                                 std::uint32_t fp) const noexcept {
     assert(one_word_ && bucket < bucket_count_);
-    const std::uint64_t bit = std::uint64_t{bucket} * bucket_bits_;
-    const std::uint64_t w = load_le64(bytes_.data() + (bit >> 3)) >> (bit & 7);
-    const std::uint64_t v = w ^ (fp * full_.lo);
-    return ((v - full_.lo) & ~v & full_.hi) != 0;
+    const OneWordProbe probe = one_word_probe();
+    return probe.holds(probe.first_bit(bucket), fp);
+  }
+
+  // contains_one_word() taken apart, for a loop that probes many buckets (the filter's
+  // contains_many): the table's data pointer, bucket width and masks copied once, so the
+  // loop keeps them in registers, and a bucket's first bit computed once for its
+  // prefetch and its probe. Valid while the table is neither written nor moved.
+  struct OneWordProbe {
+    const std::uint8_t* data;
+    std::uint64_t bucket_bits;
+    std::uint64_t lo;
+    std::uint64_t hi;
+
+    [[gnu::always_inline]] std::uint64_t first_bit(std::uint32_t bucket) const noexcept {
+      return std::uint64_t{bucket} * bucket_bits;
+    }
+    // Hints the cache to load the bucket whose first bit is `bit` (see prefetch()).
+    [[gnu::always_inline]] void prefetch(std::uint64_t bit) const noexcept {
+      prefetch_bucket_at(data, bit, bucket_bits);
+    }
+    // Whether the bucket whose first bit is `bit` holds fp.
+    [[gnu::always_inline]] bool holds(std::uint64_t bit, std::uint32_t fp) const noexcept {
+      const std::uint64_t w = load_le64(data + (bit >> 3)) >> (bit & 7);
+      const std::uint64_t v = w ^ (fp * lo);
+      return ((v - lo) & ~v & hi) != 0;
+    }
+  };
+  // REQUIRES: one_word().
+  [[gnu::always_inline]] OneWordProbe one_word_probe() const noexcept {
+    assert(one_word_);
+    return {bytes_.data(), bucket_bits_, full_.lo, full_.hi};
   }
 
   // Hints the cache to load bucket `bucket` (its first and last byte, as a bucket may
   // straddle two cache lines). No effect on the contents. REQUIRES: bucket < bucket_count().
   void prefetch(std::uint32_t bucket) const noexcept {
     assert(bucket < bucket_count_);
-    const std::uint64_t first_bit = std::uint64_t{bucket} * bucket_bits_;
-    const std::uint8_t* p = bytes_.data();
-    __builtin_prefetch(p + (first_bit >> 3));
-    __builtin_prefetch(p + ((first_bit + bucket_bits_ - 1) >> 3));
+    prefetch_bucket_at(bytes_.data(), std::uint64_t{bucket} * bucket_bits_, bucket_bits_);
   }
 
   bool contains(std::uint32_t bucket, std::uint32_t fp) const noexcept {
@@ -539,6 +564,15 @@ class BasicPackedTable {
     }
     c.bits = slots * bits;
     return c;
+  }
+
+  // Prefetches the first and the last byte of the bucket of `bucket_bits` bits that
+  // starts at bit `bit` of data (a bucket may straddle two cache lines).
+  [[gnu::always_inline]] static void prefetch_bucket_at(const std::uint8_t* data,
+                                                        std::uint64_t bit,
+                                                        std::uint64_t bucket_bits) noexcept {
+    __builtin_prefetch(data + (bit >> 3));
+    __builtin_prefetch(data + ((bit + bucket_bits - 1) >> 3));
   }
 
   static std::uint64_t load_le64(const std::uint8_t* p) noexcept {
