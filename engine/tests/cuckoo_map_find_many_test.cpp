@@ -21,6 +21,7 @@
 
 #include "cuckoo/cuckoo_map.hpp"
 #include "cuckoo/detail/rng.hpp"
+#include "support/placed_hasher.hpp"
 #include "support/test_seed.hpp"
 
 namespace {
@@ -88,6 +89,42 @@ TEST(CuckooMapFindMany, FindsStashedItems) {
   }
   ASSERT_GT(map.stats().stash_high_water, 0U) << "the scenario needs items in the stash";
   keys.push_back(100000);  // absent
+  expect_same_as_find(map, keys);
+}
+
+// A key in its second bucket, whose first bucket holds a foreign item with the same tag:
+// find_many's second stage finds a tag match in the first bucket and so does not match
+// the second; its third stage must match the second bucket itself.
+TEST(CuckooMapFindMany, FindsAKeyInItsSecondBucketBehindAForeignTagMatch) {
+  using Map = CuckooMap<std::uint64_t, std::uint64_t, 4, cuckoo::test::PlacedHasher>;
+  constexpr std::uint32_t kBuckets = 4;
+  cuckoo::test::PlacedHasher hasher;
+  CuckooMapConfig config;
+  config.initial_capacity = 4 * kBuckets;
+  config.max_capacity = 4 * kBuckets;
+  Map map(config, hasher);
+  ASSERT_EQ(map.bucket_count(), kBuckets);
+  // hash_for_buckets gives a hash whose halves are multiples of 2^30 for 4 buckets, so
+  // the low byte of its low half is free: it sets the tag (low byte of lo ^ hi).
+  const auto hash_with_tag = [](std::uint32_t first, std::uint32_t second, std::uint8_t tag) {
+    const std::uint64_t h = Map::hash_for_buckets(first, second, kBuckets);
+    return h | static_cast<std::uint8_t>(tag ^ static_cast<std::uint8_t>(h >> 32));
+  };
+  constexpr std::uint8_t kTag = 0x5a;
+  constexpr std::uint64_t kForeign = 1, kKey = 10;
+  hasher.place(kForeign, hash_with_tag(0, 2, kTag));
+  hasher.place(kKey, hash_with_tag(0, 1, kTag));
+  for (std::uint64_t k = 2; k < 5; ++k) hasher.place(k, hash_with_tag(0, 3, kTag + k));
+  // Bucket 0 fills with the foreign key and three others; kKey then goes to bucket 1.
+  for (std::uint64_t k = 1; k < 5; ++k) ASSERT_EQ(map.insert(k, k), InsertResult::kInserted);
+  ASSERT_EQ(map.insert(kKey, 99), InsertResult::kInserted);
+  ASSERT_EQ(map.stash_size(), 0U);
+  ASSERT_NE(map.find(kKey), nullptr);
+  // kKey first, then again after more keys than the ring holds, so that its ring entry
+  // was used by another key before.
+  std::vector<std::uint64_t> keys = {kKey};
+  for (std::uint64_t i = 0; i < 3 * Map::kFindAhead; ++i) keys.push_back(1000 + i);
+  keys.push_back(kKey);
   expect_same_as_find(map, keys);
 }
 

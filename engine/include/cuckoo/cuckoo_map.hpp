@@ -435,8 +435,8 @@ class CuckooMap {
   void find_many(const Keys& keys, Results&& results) const;
   // The distance between the pipeline's stages, in keys: at 10M items 8 and 32 gave the
   // same speed on the 2-vCPU bench machine (bench_map map/cuckoo_map/find_many_*; 32
-  // leaves room for slower memory), 16 no better. kFindRing holds the hashes and buckets
-  // of the keys in flight.
+  // leaves room for slower memory), 16 no better. kFindRing holds what the stages found
+  // for the keys in flight (buckets, tag, tag matches).
   static constexpr std::size_t kFindAhead = 32;
   static constexpr std::size_t kFindRing = std::bit_ceil(2 * kFindAhead + 1);
 
@@ -593,9 +593,10 @@ class CuckooMap {
     return slots_.occupied(pos) && key_eq_(slots_.item(pos).first, key);
   }
 
-  // The slot of bucket holding key, whose tag is tag, or SlotsPerBucket.
+  // The slot of bucket holding key among the slots whose bit is set in candidates (the
+  // slots whose tag matches the key's), or SlotsPerBucket.
   template <class Q>
-  unsigned slot_in(std::uint32_t bucket, std::uint8_t tag, const Q& key) const;
+  unsigned slot_among(std::uint32_t bucket, unsigned candidates, const Q& key) const;
 
   // The hot lookup: two buckets (tags first, keys only where a tag matches), then the
   // stash only if it holds anything.
@@ -605,6 +606,15 @@ class CuckooMap {
   // prefetched. REQUIRES: size() != 0, pair == map_buckets(hash, bucket_count_).
   template <class Q>
   std::size_t position_in(const Q& key, std::uint64_t hash, detail::MapBucketPair pair) const;
+  // position_in() with the tag matches of the first bucket given, and those of the second
+  // given too, or kMatchesUnknown (then computed if needed). REQUIRES: as position_in(),
+  // tag == map_tag(hash), first_matches == slots_.matches(pair.first, tag), and
+  // second_matches kMatchesUnknown or slots_.matches(pair.second, tag).
+  template <class Q>
+  std::size_t position_matched(const Q& key, detail::MapBucketPair pair, std::uint8_t tag,
+                               unsigned first_matches, unsigned second_matches) const;
+  // Not a set of slots (a bucket has at most 8).
+  static constexpr unsigned kMatchesUnknown = ~0U;
   template <class Q>
   [[gnu::noinline]] std::size_t stash_position_of(const Q& key) const;
 

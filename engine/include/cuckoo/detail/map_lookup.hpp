@@ -13,10 +13,9 @@ namespace cuckoo {
 
 CUCKOO_MAP_TEMPLATE
 template <class Q>
-inline auto CUCKOO_MAP::slot_in(std::uint32_t bucket, std::uint8_t tag, const Q& key) const
-    -> unsigned {
+inline auto CUCKOO_MAP::slot_among(std::uint32_t bucket, unsigned candidates,
+                                   const Q& key) const -> unsigned {
   // Keys are compared only in the slots whose tag matches (see map_slots.hpp).
-  unsigned candidates = slots_.matches(bucket, tag);
   while (candidates != 0) {  // bound: at most SlotsPerBucket candidates
     const auto s = static_cast<unsigned>(std::countr_zero(candidates));
     if (key_eq_(slots_.key_at(bucket, s), key)) return s;
@@ -43,10 +42,19 @@ template <class Q>
 inline auto CUCKOO_MAP::position_in(const Q& key, std::uint64_t hash,
                                     detail::MapBucketPair pair) const -> std::size_t {
   const std::uint8_t tag = detail::map_tag(hash);
-  if (const unsigned s = slot_in(pair.first, tag, key); s != SlotsPerBucket) {
+  return position_matched(key, pair, tag, slots_.matches(pair.first, tag), kMatchesUnknown);
+}
+
+CUCKOO_MAP_TEMPLATE
+template <class Q>
+inline auto CUCKOO_MAP::position_matched(const Q& key, detail::MapBucketPair pair,
+                                         std::uint8_t tag, unsigned first_matches,
+                                         unsigned second_matches) const -> std::size_t {
+  if (const unsigned s = slot_among(pair.first, first_matches, key); s != SlotsPerBucket) {
     return slot_index(pair.first, s);
   }
-  if (const unsigned s = slot_in(pair.second, tag, key); s != SlotsPerBucket) {
+  if (second_matches == kMatchesUnknown) second_matches = slots_.matches(pair.second, tag);
+  if (const unsigned s = slot_among(pair.second, second_matches, key); s != SlotsPerBucket) {
     return slot_index(pair.second, s);
   }
   if (stash_count_ != 0) [[unlikely]] return stash_position_of(key);
@@ -84,41 +92,64 @@ void CUCKOO_MAP::find_many(const Keys& keys, Results&& results) const {
   // A pipeline of three stages, kFindAhead keys apart: key i is hashed and its two tag
   // words prefetched; key i - kFindAhead, whose tags have had that long to arrive, has
   // its tags matched and the first matching item prefetched; key i - 2 * kFindAhead is
-  // probed. A hit reads three lines (two tags, one item), a miss two.
-  // The keys in flight: each one's hash and buckets, derived once in the first stage.
+  // probed, its keys compared where stage two found the tags matching. A hit reads three
+  // lines (two tags, one item), a miss two.
+  // The keys in flight: what each stage found, so that no stage derives it again.
   struct InFlight {
-    std::uint64_t hash;
     detail::MapBucketPair pair;
+    std::uint8_t tag;
+    unsigned first_matches;
+    unsigned second_matches;  // kMatchesUnknown when the first bucket matched
   };
   std::array<InFlight, kFindRing> ring{};
   constexpr std::size_t kMask = kFindRing - 1;
-  // Bound: n + 2 * kFindAhead steps.
-  for (std::size_t i = 0; i < n + 2 * kFindAhead; ++i) {
-    if (i < n) {
-      InFlight& f = ring[i & kMask];
-      f.hash = hash_key(static_cast<const key_arg<E>&>(key_data[i]));
-      f.pair = detail::map_buckets(f.hash, bucket_count_);
-      slots_.prefetch_tags(f.pair.first);
-      slots_.prefetch_tags(f.pair.second);
+  const auto hash_and_prefetch_tags = [&](std::size_t i) CUCKOO_ALWAYS_INLINE_LAMBDA {
+    InFlight& f = ring[i & kMask];
+    const std::uint64_t hash = hash_key(static_cast<const key_arg<E>&>(key_data[i]));
+    f.pair = detail::map_buckets(hash, bucket_count_);
+    f.tag = detail::map_tag(hash);
+    slots_.prefetch_tags(f.pair.first);
+    slots_.prefetch_tags(f.pair.second);
+  };
+  const auto match_and_prefetch_item = [&](std::size_t k) CUCKOO_ALWAYS_INLINE_LAMBDA {
+    InFlight& f = ring[k & kMask];
+    f.first_matches = slots_.matches(f.pair.first, f.tag);
+    f.second_matches = kMatchesUnknown;
+    if (f.first_matches != 0) {
+      slots_.prefetch_item(f.pair.first, static_cast<unsigned>(std::countr_zero(f.first_matches)));
+      return;
     }
-    if (i >= kFindAhead && i - kFindAhead < n) {
-      const InFlight& f = ring[(i - kFindAhead) & kMask];
-      const std::uint8_t tag = detail::map_tag(f.hash);
-      if (const unsigned m = slots_.matches(f.pair.first, tag); m != 0) {
-        slots_.prefetch_item(f.pair.first, static_cast<unsigned>(std::countr_zero(m)));
-      } else if (const unsigned m2 = slots_.matches(f.pair.second, tag); m2 != 0) {
-        slots_.prefetch_item(f.pair.second, static_cast<unsigned>(std::countr_zero(m2)));
-      }
+    f.second_matches = slots_.matches(f.pair.second, f.tag);
+    if (f.second_matches != 0) {
+      slots_.prefetch_item(f.pair.second,
+                           static_cast<unsigned>(std::countr_zero(f.second_matches)));
     }
-    if (i >= 2 * kFindAhead) {
-      const std::size_t k = i - 2 * kFindAhead;
-      const InFlight& f = ring[k & kMask];
-      const std::size_t pos =
-          position_in(static_cast<const key_arg<E>&>(key_data[k]), f.hash, f.pair);
-      out[static_cast<std::ptrdiff_t>(k)] =
-          pos == kNoPosition ? nullptr : &slots_.item(pos).second;
-    }
+  };
+  const auto probe = [&](std::size_t k) CUCKOO_ALWAYS_INLINE_LAMBDA {
+    const InFlight& f = ring[k & kMask];
+    const std::size_t pos = position_matched(static_cast<const key_arg<E>&>(key_data[k]), f.pair,
+                                             f.tag, f.first_matches, f.second_matches);
+    out[static_cast<std::ptrdiff_t>(k)] = pos == kNoPosition ? nullptr : &slots_.item(pos).second;
+  };
+  // The stages run in separate loops, so that the steady state (the third loop) tests
+  // no stage's bounds. Bound: n steps in the first three loops, at most 3 * kFindAhead
+  // in the last two.
+  std::size_t i = 0;
+  for (; i < std::min(n, kFindAhead); ++i) hash_and_prefetch_tags(i);
+  for (; i < std::min(n, 2 * kFindAhead); ++i) {
+    hash_and_prefetch_tags(i);
+    match_and_prefetch_item(i - kFindAhead);
   }
+  for (; i < n; ++i) {
+    hash_and_prefetch_tags(i);
+    match_and_prefetch_item(i - kFindAhead);
+    probe(i - 2 * kFindAhead);
+  }
+  // Drain: the keys not matched yet, then the keys not probed yet.
+  for (std::size_t k = n > kFindAhead ? n - kFindAhead : 0; k < n; ++k) {
+    match_and_prefetch_item(k);
+  }
+  for (std::size_t k = n > 2 * kFindAhead ? n - 2 * kFindAhead : 0; k < n; ++k) probe(k);
 }
 
 }  // namespace cuckoo

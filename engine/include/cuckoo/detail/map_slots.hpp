@@ -39,6 +39,7 @@
 #include <utility>
 
 #include "aligned_buffer.hpp"
+#include "platform.hpp"
 
 namespace cuckoo::detail {
 
@@ -212,9 +213,10 @@ class MapSlots {
   void prefetch_tags(std::uint32_t bucket) const noexcept {
     __builtin_prefetch(tags_.data() + std::size_t{bucket} * B);
   }
-  // Hints the cache to load the item in slot s of bucket.
+  // Hints the cache to load the item in slot s of bucket. Callers issue it under a branch
+  // on the tags, the case where g++ drops a __builtin_prefetch (platform.hpp).
   void prefetch_item(std::uint32_t bucket, unsigned s) const noexcept {
-    __builtin_prefetch(slot_pointer(std::size_t{bucket} * B + s));
+    prefetch_kept(slot_pointer(std::size_t{bucket} * B + s));
   }
   // Hints the cache to load bucket's items and tags.
   void prefetch(std::uint32_t bucket) const noexcept {

@@ -29,3 +29,25 @@
 #if !defined(__SIZEOF_POINTER__) || __SIZEOF_POINTER__ != 8
 #error "cuckoo needs a 64-bit target (bucket indices and slot positions are computed in 64 bits)"
 #endif
+
+// On a lambda (after its parameter list): inline it into every caller, as
+// [[gnu::always_inline]] does for functions.
+#define CUCKOO_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
+
+namespace cuckoo::detail {
+
+// A prefetch the compiler keeps. g++ 12 at -O2/-O3 deletes a __builtin_prefetch whose
+// only guard is a branch on computed data (`if (m != 0) __builtin_prefetch(p)`: no
+// instruction is emitted; clang keeps it), which silently turned CuckooMap::find_many's
+// second stage into nothing. On x86 this emits the instruction through an asm statement,
+// which no pass removes; elsewhere it is __builtin_prefetch. A hint: no effect on
+// memory, and any address the caller could form is allowed (the operand is never read).
+[[gnu::always_inline]] inline void prefetch_kept(const void* p) noexcept {
+#if defined(__x86_64__)
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p);
+#endif
+}
+
+}  // namespace cuckoo::detail
