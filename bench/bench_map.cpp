@@ -8,6 +8,9 @@
 //       (the fill untimed); N = CUCKOO_BENCH_MAP_ITEMS (default 10M)
 //   map/cuckoo_map/{find_many_hit,find_many_miss}/N
 //       the same finds through CuckooMap::find_many, one call a pass
+//   map/cuckoo_map/insert_presized_load60/N
+//       insert_presized into a CuckooMap reserved for N / 0.6 items, so that it ends at
+//       the 60 % load the peers' reserve(N) ends at (CuckooMap's reserve(N): 90 %)
 //   ycsb/{classic,smart}/I-L-U/C
 //       ClassicCuckoo against SmartCuckoo on the YCSB-style mixes of the SmartCuckoo paper
 //       (insert/lookup/update percent), Zipf(0.99) lookups and updates, in a table of
@@ -55,7 +58,10 @@ std::string bench_name(std::initializer_list<std::string_view> parts) {
 
 // ---- CuckooMap against std::unordered_map.
 
-enum class Sizing { kPresized, kGrowing };
+// kPresizedAtPeerLoad (CuckooMap only): reserved for items / 0.6, so that the filled
+// table ends at 60 % load, the load absl's and libcuckoo's reserve(items) end at here
+// (a power of two of slots); reserve(items) plans for 90 % (kReserveLoadPercent).
+enum class Sizing { kPresized, kGrowing, kPresizedAtPeerLoad };
 
 // Adapters so one fill and one lookup loop serve both maps.
 std::unique_ptr<Map> make_map(std::uint64_t items, Sizing sizing) {
@@ -63,6 +69,9 @@ std::unique_ptr<Map> make_map(std::uint64_t items, Sizing sizing) {
   c.seed = bench_seed();
   auto m = std::make_unique<Map>(c);
   if (sizing == Sizing::kPresized && !m->reserve(items)) throw std::bad_alloc();
+  if (sizing == Sizing::kPresizedAtPeerLoad && !m->reserve(items * 5 / 3)) {
+    throw std::bad_alloc();
+  }
   return m;
 }
 std::unique_ptr<StdMap> make_std_map(std::uint64_t items, Sizing sizing) {
@@ -244,6 +253,13 @@ void register_maps(std::uint64_t items) {
         [=](benchmark::State& s) { map_erase_bench<M>(s, items); });
   };
   register_map("cuckoo_map", static_cast<Map*>(nullptr));
+  benchmark::RegisterBenchmark(bench_name({"map", "cuckoo_map", "insert_presized_load60", size}).c_str(),
+                               [=](benchmark::State& s) {
+                                 map_insert_bench<Map>(s, items, Sizing::kPresizedAtPeerLoad);
+                               })
+      ->Iterations(fills)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
   for (const bool hit : {true, false}) {
     benchmark::RegisterBenchmark(
         bench_name({"map", "cuckoo_map", hit ? "find_many_hit" : "find_many_miss", size}).c_str(),
