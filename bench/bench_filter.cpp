@@ -36,6 +36,7 @@
 #include "bench_common.hpp"
 #include "cuckoo/bloom_filter.hpp"
 #include "cuckoo/cuckoo_filter.hpp"
+#include "fixed_shape.hpp"
 #include "structure_cache.hpp"
 
 namespace cuckoo::bench {
@@ -240,6 +241,35 @@ void filter_lookup(benchmark::State& state, unsigned bits, std::uint64_t items, 
   report_hits(state, kind, hits, keys.size());
   state.counters["bits_per_item"] = static_cast<double>(f.filter.memory_bytes()) * 8.0 /
                                     static_cast<double>(std::max<std::uint64_t>(f.filter.size(), 1));
+}
+
+// The fixed-shape experiment (fixed_shape.hpp), timed: the default shape's lookup with f
+// and b as constants over a copy of the filled filter's table (huge pages, as the
+// filter's), in the same loop as filter_lookup. form 0: the engine's hash and placement
+// (positive queries must all hit, negative ones give the filter's false-positive rate);
+// 1: one mix round (only timed: its answers are not the filter's). The power-of-two
+// form is counted by bench_instructions only (these tables are not a power of two).
+// Context for the README's account of the one-key targets, no target.
+void filter_fixed_lookup(benchmark::State& state, std::uint64_t items, QueryKind kind, int form) {
+  const FilledFilter& f = filled_filter(12, items);
+  const cuckoo::bench::FixedShapeTable fixed(f.filter, /*huge_pages=*/true);
+  if (f.filter.stash_size() != 0) {
+    state.SkipWithError("the fixed-shape copy has no stash; the filter's is not empty");
+    return;
+  }
+  const std::vector<std::uint64_t>& keys = pick(queries_for(items, f.inserted), kind);
+  const std::uint64_t seed = f.filter.seed();
+  std::uint64_t hits = 0;
+  if (form == 0) {
+    hits = lookup_loop(state, keys,
+                       [&](std::uint64_t k) { return fixed.contains_hash(f.filter.hash_of(k)); });
+    report_hits(state, kind, hits, keys.size());
+  } else {
+    hits = lookup_loop(state, keys, [&](std::uint64_t k) {
+      return fixed.contains_hash(cuckoo::bench::one_mix(k, seed));
+    });
+  }
+  benchmark::DoNotOptimize(hits);
 }
 
 template <class Filter>
@@ -554,6 +584,21 @@ void register_size(std::uint64_t n) {
         benchmark::RegisterBenchmark(bench_name({"filter_semi", op, f, size}).c_str(),
                                      [=](benchmark::State& s) { filter_lookup(s, key, n, kind); })
             ->Unit(benchmark::kMillisecond);
+      }
+    }
+    if (bits == 12) {
+      // The fixed-shape experiment (fixed_shape.hpp): context, no target.
+      const std::pair<int, const char*> forms[] = {{0, "filter_fixed"},
+                                                   {1, "filter_fixed_one_mix"}};
+      for (const auto& [form, name] : forms) {
+        for (const QueryKind kind : {QueryKind::kPositive, QueryKind::kNegative}) {
+          if (form != 0 && kind == QueryKind::kPositive) continue;  // answers not the filter's
+          const std::string op = std::string("lookup_").append(kind_name(kind));
+          benchmark::RegisterBenchmark(
+              bench_name({name, op, f, size}).c_str(),
+              [=](benchmark::State& s) { filter_fixed_lookup(s, n, kind, form); })
+              ->Unit(benchmark::kMillisecond);
+        }
       }
     }
     if constexpr (kFilterHasContainsMany) {

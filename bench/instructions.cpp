@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cuckoo/cuckoo_filter.hpp"
+#include "fixed_shape.hpp"
 
 namespace {
 
@@ -56,66 +57,6 @@ std::uint64_t opaque_sum(std::uint64_t n, Value value) {
   return sum;
 }
 
-// ---- The experiment behind the README's account of the 50-instruction target: the
-// default shape's lookup written with f = 12 and b = 4 as constants, over a copy of the
-// filter's table in the same layout (4 slots of 12 bits, 6 bytes a bucket). Three forms,
-// each counted like the kinds above (fixed_*): with the engine's hash and placement (its
-// answers are checked against contains() for every inserted key before counting), then
-// with one 64-bit mix round instead of the engine's two, then also with a power-of-two
-// placement (i1 from the hash's top bits, i2 = i1 xor a hash of the fingerprint). Only
-// the first answers as the filter does; the other two only count instructions (a
-// negative lookup runs the same instructions whatever the table holds).
-struct FixedShapeTable {
-  static constexpr unsigned kBits = 12;
-  static constexpr unsigned kSlots = 4;
-  static constexpr unsigned kBucketBytes = kBits * kSlots / 8;  // 6
-  static constexpr std::uint64_t kLo = 0x001001001001ULL;       // bit 0 of each slot
-  static constexpr std::uint64_t kHi = kLo << (kBits - 1);      // bit 11 of each slot
-  std::vector<std::uint8_t> bytes;
-  std::uint32_t n = 0;
-  unsigned log2_n = 0;
-
-  explicit FixedShapeTable(const cuckoo::CuckooFilter& f)
-      : bytes(std::size_t{f.bucket_count()} * kBucketBytes + 8), n(f.bucket_count()) {
-    while ((std::uint32_t{1} << log2_n) < n) ++log2_n;
-    for (std::uint32_t b = 0; b < n; ++b) {
-      std::uint64_t w = 0;
-      for (unsigned s = 0; s < kSlots; ++s) {
-        w |= std::uint64_t{f.fingerprint_at(b, s)} << (s * kBits);
-      }
-      std::memcpy(bytes.data() + std::size_t{b} * kBucketBytes, &w, kBucketBytes);
-    }
-  }
-  bool holds(std::uint32_t bucket, std::uint64_t fp) const {
-    std::uint64_t w;
-    std::memcpy(&w, bytes.data() + std::size_t{bucket} * kBucketBytes, sizeof w);
-    const std::uint64_t v = w ^ (fp * kLo);
-    return ((v - kLo) & ~v & kHi) != 0;
-  }
-  // The engine's placement (filter_hash_rule.hpp) with the shape's constants.
-  bool contains_hash(std::uint64_t h) const {
-    const std::uint32_t i1 = cuckoo::detail::reduce32(static_cast<std::uint32_t>(h >> 32), n);
-    auto fp = static_cast<std::uint32_t>(h & ((1U << kBits) - 1));
-    if (fp == 0) fp = 1;
-    const std::uint32_t t = cuckoo::detail::reduce32(fp * 0x9e3779b9U, n);
-    const std::uint32_t i2 = t >= i1 ? t - i1 : n - i1 + t;
-    return (static_cast<unsigned>(holds(i1, fp)) | static_cast<unsigned>(holds(i2, fp))) != 0;
-  }
-  // A power-of-two placement: REQUIRES n == 2^log2_n.
-  bool contains_hash_pow2(std::uint64_t h) const {
-    const auto i1 = static_cast<std::uint32_t>(h >> (64 - log2_n));
-    auto fp = static_cast<std::uint32_t>(h & ((1U << kBits) - 1));
-    if (fp == 0) fp = 1;
-    const std::uint32_t i2 = i1 ^ ((fp * 0x9e3779b9U) >> (32 - log2_n));
-    return (static_cast<unsigned>(holds(i1, fp)) | static_cast<unsigned>(holds(i2, fp))) != 0;
-  }
-};
-
-// One mix round with the seed, instead of DefaultHasher's two.
-std::uint64_t one_mix(std::uint64_t key, std::uint64_t seed) {
-  return cuckoo::detail::mix64(key ^ seed);
-}
-
 // The fixed_* kinds, out of main so that they do not change how the compiler lays out
 // the other kinds' loops (it did: the inlined negative lookup counted 5 more). Every
 // fixed_* kind builds and checks the copy, so fixed_loop, which does only that and the
@@ -124,7 +65,7 @@ std::uint64_t one_mix(std::uint64_t key, std::uint64_t seed) {
                                              const cuckoo::CuckooFilter& filter,
                                              const std::vector<std::uint64_t>& keys,
                                              std::uint64_t& sum) {
-  const FixedShapeTable fixed(filter);
+  const cuckoo::bench::FixedShapeTable fixed(filter);
   // The copy and its probe answer as the filter for every inserted key; the power-of-two
   // form needs a power-of-two table (capacity 2^20 slots of 4: 2^18 buckets).
   if (filter.stash_size() != 0 || (std::uint32_t{1} << fixed.log2_n) != fixed.n) {
@@ -144,11 +85,17 @@ std::uint64_t one_mix(std::uint64_t key, std::uint64_t seed) {
   if (kind == "fixed_loop") {
     sum = opaque_sum(n, [&](std::uint64_t i) { return keys[i]; });
   } else if (kind == "fixed_negative") {
-    sum = opaque_sum(n, [&](std::uint64_t i) { return fixed.contains_hash(filter.hash_of(keys[i])); });
+    sum = opaque_sum(n, [&](std::uint64_t i) {
+      return fixed.contains_hash(filter.hash_of(keys[i]));
+    });
   } else if (kind == "fixed_one_mix_negative") {
-    sum = opaque_sum(n, [&](std::uint64_t i) { return fixed.contains_hash(one_mix(keys[i], seed)); });
+    sum = opaque_sum(n, [&](std::uint64_t i) {
+      return fixed.contains_hash(cuckoo::bench::one_mix(keys[i], seed));
+    });
   } else {
-    sum = opaque_sum(n, [&](std::uint64_t i) { return fixed.contains_hash_pow2(one_mix(keys[i], seed)); });
+    sum = opaque_sum(n, [&](std::uint64_t i) {
+      return fixed.contains_hash_pow2(cuckoo::bench::one_mix(keys[i], seed));
+    });
   }
   return 0;
 }

@@ -167,6 +167,14 @@ def filter_rows(t, B):
                     t.row(f"{kind.replace('_', ' ')}, one at a time (issue 13)", ns, "ns/op",
                           "floor: two hashed lines (huge pages)", floor_ns, "<= 2.2x floor",
                           ns <= 2.2 * floor_ns)
+            # The fixed-shape experiment (bench/fixed_shape.hpp): context for the one-key
+            # rows above, no target.
+            for name, label in (("filter_fixed", "f and b as constants"),
+                                ("filter_fixed_one_mix", "f and b as constants, one mix round")):
+                x = B.get(f"{name}/lookup_negative/{f}/{size}")
+                if x and floor:
+                    t.row(f"negative lookup, one at a time, experiment: {label}", ns_per_op(x),
+                          "ns/op", "floor: two hashed lines (huge pages)", floor_ns)
             if bneg and pref:
                 ns, pns = ns_per_op(bneg), ns_per_op(pref)
                 t.row("batched negative lookup (contains_many)", ns, "ns/op",
