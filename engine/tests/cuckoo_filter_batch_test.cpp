@@ -41,102 +41,108 @@ std::string note(unsigned f, unsigned b, std::uint64_t seed) {
   return "f=" + std::to_string(f) + " b=" + std::to_string(b) + " seed=" + std::to_string(seed);
 }
 
+// Runs body(filter, rng) for every shape (b in kSlotChoices, f in kBitChoices) on a
+// fresh filter of `capacity` slots and an Rng, both seeded base + 10 * b + f (in the
+// trace); stops at the first fatal failure.
+template <class Body>
+void for_each_shape(std::uint64_t base, std::uint64_t capacity, Body body) {
+  for (const unsigned b : kSlotChoices) {
+    for (const unsigned f : kBitChoices) {
+      const std::uint64_t seed = base + 10 * b + f;
+      SCOPED_TRACE(note(f, b, seed));
+      CuckooFilter filter(make_config(capacity, f, b, seed));
+      Rng rng(seed);
+      body(filter, rng);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+// Queries keys through contains_many and contains_many_hash, each result entry preset to
+// the opposite of contains()'s answer (so an entry left unwritten shows), and checks both
+// against contains() and, where present(i), that the answer is true. Returns how many
+// answers were true.
+template <class Present>
+std::size_t check_batched(const CuckooFilter& filter, std::span<const std::uint64_t> keys,
+                          Present present) {
+  const std::size_t n = keys.size();
+  const std::unique_ptr<bool[]> results(new bool[n]);
+  const std::unique_ptr<bool[]> by_hash(new bool[n]);
+  std::vector<std::uint64_t> hashes;
+  for (std::size_t i = 0; i < n; ++i) {
+    results[i] = by_hash[i] = !filter.contains(keys[i]);
+    hashes.push_back(filter.hash_of(keys[i]));
+  }
+  filter.contains_many(keys, std::span<bool>(results.get(), n));
+  filter.contains_many_hash(hashes, std::span<bool>(by_hash.get(), n));
+  std::size_t positives = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(results[i], filter.contains(keys[i])) << "key index " << i;
+    EXPECT_EQ(by_hash[i], results[i]) << "key index " << i;
+    if (present(i)) {
+      EXPECT_TRUE(results[i]) << "false negative at " << i;
+    }
+    positives += results[i] ? 1U : 0U;
+  }
+  return positives;
+}
+
 // Fills a filter past its first kick failure so that the stash is used, then queries
 // every inserted key and as many fresh ones through both batched calls.
 TEST(CuckooFilterBatch, ContainsManyEqualsContainsForEveryShape) {
-  for (const unsigned b : kSlotChoices) {
-    for (const unsigned f : kBitChoices) {
-      const std::uint64_t seed = 1000 + 10 * b + f;
-      SCOPED_TRACE(note(f, b, seed));
-      CuckooFilter filter(make_config(256, f, b, seed));
-      Rng rng(seed);
-      std::vector<std::uint64_t> keys;
-      // Bounded: at most 4 * capacity attempts; stops at the first kFull.
-      for (int i = 0; i < 1024; ++i) {
-        const std::uint64_t key = rng.next();
-        const InsertResult r = filter.insert(key);
-        if (r == InsertResult::kFull) break;
-        if (r == InsertResult::kInserted) keys.push_back(key);
-      }
-      ASSERT_GT(filter.stash_size(), 0U) << "the test needs stashed items";
-      const std::size_t inserted = keys.size();
-      for (std::size_t i = 0; i < inserted + 100; ++i) keys.push_back(rng.next());  // negatives
-
-      const std::unique_ptr<bool[]> results(new bool[keys.size()]);
-      const std::span<bool> out(results.get(), keys.size());
-      filter.contains_many(std::span<const std::uint64_t>(keys), out);
-      std::vector<std::uint64_t> hashes;
-      for (const std::uint64_t key : keys) hashes.push_back(filter.hash_of(key));
-      const std::unique_ptr<bool[]> by_hash(new bool[keys.size()]);
-      filter.contains_many_hash(hashes, std::span<bool>(by_hash.get(), keys.size()));
-      std::size_t positives = 0;
-      for (std::size_t i = 0; i < keys.size(); ++i) {
-        ASSERT_EQ(results[i], filter.contains(keys[i])) << "key index " << i;
-        ASSERT_EQ(by_hash[i], results[i]) << "key index " << i;
-        if (i < inserted) {
-          ASSERT_TRUE(results[i]) << "false negative at " << i;
-        }
-        positives += results[i] ? 1U : 0U;
-      }
-      // Some negatives must be answered false, or the test shows nothing.
-      EXPECT_LT(positives, keys.size());
+  for_each_shape(1000, 256, [](CuckooFilter& filter, Rng& rng) {
+    std::vector<std::uint64_t> keys;
+    // Bounded: at most 4 * capacity attempts; stops at the first kFull.
+    for (int i = 0; i < 1024; ++i) {
+      const std::uint64_t key = rng.next();
+      const InsertResult r = filter.insert(key);
+      if (r == InsertResult::kFull) break;
+      if (r == InsertResult::kInserted) keys.push_back(key);
     }
-  }
+    ASSERT_GT(filter.stash_size(), 0U) << "the test needs stashed items";
+    const std::size_t inserted = keys.size();
+    for (std::size_t i = 0; i < inserted + 100; ++i) keys.push_back(rng.next());  // negatives
+    const std::size_t positives =
+        check_batched(filter, keys, [&](std::size_t i) { return i < inserted; });
+    // Some negatives must be answered false, or the test shows nothing.
+    EXPECT_LT(positives, keys.size());
+  });
 }
 
 // With the stash empty, one-word shapes take the pipeline (kBatchAhead keys deep) and
 // the others the groups. Every shape, at lengths around the pipeline's depth and the
 // group size: the answers equal contains() for every key, inserted keys are found, and
-// every result entry is written (each is preset to the opposite of its answer).
+// every result entry is written.
 TEST(CuckooFilterBatch, ContainsManyEqualsContainsWithAnEmptyStash) {
   constexpr std::size_t D = CuckooFilter::kBatchAhead;
   constexpr std::size_t G = CuckooFilter::kBatchGroup;
   const std::vector<std::size_t> lengths = {1,     D - 1,     D,     D + 1, 2 * D - 1, 2 * D,
                                             2 * D + 1, G, G + 1, 5 * D + 7, 300};
-  for (const unsigned b : kSlotChoices) {
-    for (const unsigned f : kBitChoices) {
-      const std::uint64_t seed = 2000 + 10 * b + f;
-      SCOPED_TRACE(note(f, b, seed));
-      CuckooFilter filter(make_config(1024, f, b, seed));
-      Rng rng(seed);
-      // Inserted and fresh keys alternate, so every window holds both.
-      std::vector<std::uint64_t> keys;
-      std::vector<bool> inserted;
-      // Bound: 300 inserts, below every shape's load at the first kick failure. At f = 4
-      // some keys share a fingerprint and a bucket pair past the copy limit; those are
-      // skipped.
-      for (int i = 0; i < 300; ++i) {
-        const std::uint64_t key = rng.next();
-        const InsertResult r = filter.insert(key);
-        if (r == InsertResult::kDuplicateLimit) continue;
-        ASSERT_EQ(r, InsertResult::kInserted) << "insert " << i;
-        keys.push_back(key);
-        inserted.push_back(true);
-        keys.push_back(rng.next());
-        inserted.push_back(false);
-      }
-      ASSERT_EQ(filter.stash_size(), 0U) << "the test needs an empty stash";
-      for (const std::size_t n : lengths) {
-        SCOPED_TRACE("length " + std::to_string(n));
-        const std::span<const std::uint64_t> window(keys.data() + 1, n);  // odd start
-        const std::unique_ptr<bool[]> results(new bool[n]);
-        for (std::size_t i = 0; i < n; ++i) results[i] = !filter.contains(window[i]);
-        filter.contains_many(window, std::span<bool>(results.get(), n));
-        std::vector<std::uint64_t> hashes;
-        for (const std::uint64_t key : window) hashes.push_back(filter.hash_of(key));
-        const std::unique_ptr<bool[]> by_hash(new bool[n]);
-        for (std::size_t i = 0; i < n; ++i) by_hash[i] = !results[i];
-        filter.contains_many_hash(hashes, std::span<bool>(by_hash.get(), n));
-        for (std::size_t i = 0; i < n; ++i) {
-          ASSERT_EQ(results[i], filter.contains(window[i])) << "key index " << i;
-          ASSERT_EQ(by_hash[i], results[i]) << "key index " << i;
-          if (inserted[i + 1]) {
-            ASSERT_TRUE(results[i]) << "false negative at " << i;
-          }
-        }
-      }
+  for_each_shape(2000, 1024, [&](CuckooFilter& filter, Rng& rng) {
+    // Inserted and fresh keys alternate, so every window holds both.
+    std::vector<std::uint64_t> keys;
+    std::vector<bool> inserted;
+    // Bound: 300 inserts, below every shape's load at the first kick failure. At f = 4
+    // some keys share a fingerprint and a bucket pair past the copy limit; those are
+    // skipped.
+    for (int i = 0; i < 300; ++i) {
+      const std::uint64_t key = rng.next();
+      const InsertResult r = filter.insert(key);
+      if (r == InsertResult::kDuplicateLimit) continue;
+      ASSERT_EQ(r, InsertResult::kInserted) << "insert " << i;
+      keys.push_back(key);
+      inserted.push_back(true);
+      keys.push_back(rng.next());
+      inserted.push_back(false);
     }
-  }
+    ASSERT_EQ(filter.stash_size(), 0U) << "the test needs an empty stash";
+    for (const std::size_t n : lengths) {
+      SCOPED_TRACE("length " + std::to_string(n));
+      const std::span<const std::uint64_t> window(keys.data() + 1, n);  // odd start
+      check_batched(filter, window, [&](std::size_t i) { return inserted[i + 1]; });
+      if (::testing::Test::HasFailure()) return;
+    }
+  });
 }
 
 // Every stash entry is found by the batched call, also when its key is the only one.
