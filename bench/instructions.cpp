@@ -7,7 +7,8 @@
 // the process start and the loop around the lookups (load a key, add the answer) cancel
 // out, and what is left is what contains(key) costs a caller.
 //
-// usage: bench_instructions {loop|hash|negative|negative_called|positive|batched_negative} N
+// usage: bench_instructions {loop|hash|negative|negative_called|positive|batched_negative|
+//                            semi_*|fixed_*} N
 //   a CuckooFilter of the default shape (f = 12, b = 4), capacity 2^20, filled to 85 %
 //   with keys of one stream, then N keys of another stream (absent; loop, hash, negative,
 //   negative_called, batched_negative) or of the inserted keys (positive), and for each:
@@ -16,6 +17,8 @@
 // Whether contains() is inlined into the caller's loop changes the count: inlined, the
 // filter's shape, table pointer and seed are loaded once for the whole loop; called, once
 // per lookup, with the call's own cost. Both are what some caller sees, so both are shown.
+// fixed_loop, fixed_negative, fixed_one_mix_negative, fixed_one_mix_pow2_negative: the
+// fixed-shape experiment (fixed_shape.hpp), with fixed_loop as their baseline.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -118,8 +121,9 @@ int main(int argc, char** argv) {
   const std::uint64_t lookups = std::strtoull(argv[2], &end, 10);
   if (end == argv[2] || *end != '\0') return usage();
   if (kind != "loop" && kind != "hash" && kind != "negative" && kind != "negative_called" &&
-      kind != "positive" && kind != "batched_negative" && kind != "fixed_loop" && kind != "fixed_negative" &&
-      kind != "fixed_one_mix_negative" && kind != "fixed_one_mix_pow2_negative") {
+      kind != "positive" && kind != "batched_negative" && kind != "fixed_loop" &&
+      kind != "fixed_negative" && kind != "fixed_one_mix_negative" &&
+      kind != "fixed_one_mix_pow2_negative") {
     return usage();
   }
 

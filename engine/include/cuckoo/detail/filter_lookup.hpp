@@ -1,7 +1,8 @@
 // CuckooFilter's lookup helpers (out-of-line members of BasicCuckooFilter,
 // cuckoo/cuckoo_filter.hpp, included at its end): the batched lookup behind
-// contains_many() and contains_many_hash(), and the stash scans (find, count, remove). The per-key probe itself
-// (holds_fingerprint) stays in the class body, where the hot path reads it.
+// contains_many() and contains_many_hash(), and the stash scans (find, count, remove).
+// The per-key probe itself (holds_fingerprint) stays in the class body, where the hot
+// path reads it.
 #pragma once
 
 #ifndef CUCKOO_FILTER
