@@ -48,13 +48,14 @@ struct FixedShapeTable {
     const std::uint64_t v = w ^ (fp * kLo);
     return ((v - kLo) & ~v & kHi) != 0;
   }
-  // The engine's placement (filter_hash_rule.hpp) with the shape's constants.
+  // The engine's placement (filter_hash_rule.hpp) with the shape's constants: i1 and the
+  // fingerprint as FilterHashRule::placement derives them, with the mask a constant, and
+  // the engine's own alternate-bucket rule.
   bool contains_hash(std::uint64_t h) const {
     const std::uint32_t i1 = cuckoo::detail::reduce32(static_cast<std::uint32_t>(h >> 32), n);
     auto fp = static_cast<std::uint32_t>(h & ((1U << kBits) - 1));
     if (fp == 0) fp = 1;
-    const std::uint32_t t = cuckoo::detail::reduce32(fp * 0x9e3779b9U, n);
-    const std::uint32_t i2 = t >= i1 ? t - i1 : n - i1 + t;
+    const std::uint32_t i2 = cuckoo::detail::FilterHashRule::alt_bucket_in(n, i1, fp);
     return (static_cast<unsigned>(holds(i1, fp)) | static_cast<unsigned>(holds(i2, fp))) != 0;
   }
   // A power-of-two placement. REQUIRES: n == 2^log2_n.
