@@ -307,3 +307,91 @@ TEST(KcasExplored, AStalledOperationDoesNotStopAnother) {
 }
 
 }  // namespace
+
+namespace {
+
+// A helper that went stale (the K-CAS reuse hazard). Thread 0 owns K-CAS K of w0, w1,
+// w2 (10 -> 20, 11 -> 21, 10 -> 22): it installs K in w0, finds w1 at 10, not 11, so K
+// must fail; then it runs a second K-CAS, reusing its descriptor. Thread 1 moves w1 from
+// 10 to 11 (w1 comes back to what K expects: a legal ABA). Thread 2 reads w0, meets K
+// there and helps it: with w1 now 11 it installs K in w1, then an RDCSS of its own in
+// w2; then it reads w2. The sweep stops thread 0 at each of its steps, runs thread 1 to
+// its end, then thread 2 for each number of steps, then thread 0 to its end (deciding K,
+// phase 2, the second K-CAS), then thread 2. Where thread 2 stood in complete_rdcss
+// between reading K's status (undecided) and its CAS, that CAS comes after K was decided
+// and its descriptor reused: it must find nothing to replace, or w2 holds a reference
+// to a descriptor that has moved on and every access of w2 spins for ever (the step
+// bound) — a lock-free structure that stops for good.
+ex::Scenario stale_helper() {
+  return [] {
+    auto s = std::make_shared<Shared>();
+    ex::Execution e;
+    e.state = s;
+    e.threads.push_back([s] {
+      (void)s->kcas({0, 1, 2}, {kStart, kStart + 1, kStart}, {20, 21, 22});
+      (void)s->kcas({0}, {kStart}, {kStart + 2});  // descriptor reused (if w0 is 10)
+    });
+    e.threads.push_back([s] { (void)s->kcas({1}, {kStart}, {kStart + 1}); });
+    e.threads.push_back([s] {
+      (void)s->read(0);
+      (void)s->read(2);
+    });
+    e.check = [s]() -> std::string { return check_history(s->history); };
+    return e;
+  };
+}
+
+std::string repeat_choice(unsigned thread, std::size_t times) {
+  std::string out;
+  for (std::size_t i = 0; i < times; ++i) out += std::to_string(thread) + ".";
+  return out;
+}
+
+// The decisions at which `thread` was chosen, in a row, from decision `from` on.
+std::size_t run_length(const std::string& schedule, std::size_t from, unsigned thread) {
+  std::vector<std::string> choices;
+  std::string cur;
+  for (const char c : schedule + ".") {
+    if (c == '.') {
+      if (!cur.empty()) choices.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  std::size_t n = 0;
+  while (from + n < choices.size() && choices[from + n] == std::to_string(thread)) ++n;
+  return n;
+}
+
+TEST(KcasExplored, AHelperThatWentStaleLeavesNoReferenceBehind) {
+  ex::Options options;
+  options.max_steps = 20'000;  // a healthy execution takes a few hundred
+  options.shrink = false;
+  std::uint64_t executions = 0;
+  unsigned reached = 0;  // owner stall points where thread 2 met K and helped it
+  // Bound: thread 0's first K-CAS takes well under 120 decisions before it returns.
+  for (std::size_t k1 = 1; k1 < 120; ++k1) {
+    // Where thread 1's run ends after thread 0 stopped at k1.
+    const ex::Result probe = ex::replay(stale_helper(), repeat_choice(0, k1) + "1", options);
+    ASSERT_FALSE(probe.failed) << "k1 = " << k1 << ": " << probe.message;
+    const std::size_t c = run_length(probe.schedule, k1, 1);
+    if (c == 0) break;  // thread 0 had finished: nothing left to interleave
+    for (std::size_t k2 = 1; k2 < 200; ++k2) {
+      const std::string schedule = repeat_choice(0, k1) + repeat_choice(1, c) + repeat_choice(2, k2) + "0";
+      const ex::Result r = ex::replay(stale_helper(), schedule, options);
+      ++executions;
+      ASSERT_FALSE(r.failed) << "thread 0 stopped after " << k1 << " decisions, thread 2 after " << k2
+                             << ": " << r.message << "\nreplay: explore::replay(stale_helper(), \"" << schedule
+                             << "\")";
+      if (run_length(r.schedule, k1 + c, 2) < k2) break;  // thread 2 had finished before k2
+      if (k2 == 40) ++reached;
+    }
+  }
+  std::printf("[explore] kcas stale helper: %llu executions, %u owner stall points with the helper inside\n",
+              static_cast<unsigned long long>(executions), reached);
+  EXPECT_GT(executions, 500U);
+  EXPECT_GT(reached, 5U);
+}
+
+}  // namespace

@@ -370,3 +370,51 @@ TEST(LockFreeFilterExplored, AStalledRelocationDoesNotStopOthers) {
 }
 
 }  // namespace
+
+namespace {
+
+// Lookups write no shared memory, counters included: thread 0 looks up an absent key
+// twice while thread 1 inserts another key into the lookup's first bucket (an empty slot:
+// one CAS), so some schedules put that CAS between the lookup's two reads of its first
+// bucket and the lookup takes its retry path. Thread 1 never retries (nothing else
+// writes), so the filter's retry counters must stay 0 in every execution: a lookup that
+// counted its retry would write a shared counter.
+TEST(LockFreeFilterExplored, LookupRetriesWriteNothingShared) {
+  const Serial probe(small_config());
+  const std::uint64_t absent = key_hash(900);
+  const std::uint32_t first_bucket = probe.placement_of_hash(absent).bucket1;
+  std::uint64_t inserted = 0;
+  for (std::uint64_t i = 901;; ++i) {  // bound: a quarter of all keys have that first bucket
+    const CuckooFilterPlacement p = probe.placement_of_hash(key_hash(i));
+    if (p.bucket1 == first_bucket && p.fingerprint != probe.placement_of_hash(absent).fingerprint) {
+      inserted = key_hash(i);
+      break;
+    }
+  }
+  const ex::Scenario scenario = [absent, inserted] {
+    auto s = std::make_shared<Shared>();
+    ex::Execution e;
+    e.state = s;
+    e.threads.push_back([s, absent] {
+      for (int pass = 0; pass < 2; ++pass) (void)s->filter.contains_hash(absent);
+    });
+    e.threads.push_back([s, inserted] {
+      ex::require(s->filter.insert_hash(inserted) == InsertResult::kInserted, "the insert into an empty table failed");
+    });
+    e.check = [s]() -> std::string {
+      const auto st = s->filter.stats();
+      if (st.lookup_retries != 0 || st.update_retries != 0) {
+        return "a lookup wrote shared memory: lookup_retries = " + std::to_string(st.lookup_retries) +
+               ", update_retries = " + std::to_string(st.update_retries);
+      }
+      return {};
+    };
+    return e;
+  };
+  const ex::Result r = ex::bounded(scenario, 1, 200'000);
+  report("lock-free lookup retries bounded(1)", r);
+  EXPECT_FALSE(r.failed) << r.message;
+  EXPECT_TRUE(r.complete);
+}
+
+}  // namespace

@@ -68,8 +68,10 @@
 // in the consistent read; a true contains at the read that saw fp.
 //
 // Thread safety: insert, contains, erase, size, clear and the introspection calls may
-// all run concurrently, on any threads (at most sync::Kcas::kMaxThreads threads inside
-// K-CAS at once). Not copyable or movable.
+// all run concurrently, on any number of threads, including from the destructors of the
+// caller's thread_local objects at thread exit. Updates beyond sync::Kcas::kMaxThreads
+// inside K-CAS at the same instant wait for one of those to return (see kcas.hpp,
+// "Thread ids"); lookups take no id. Not copyable or movable.
 #pragma once
 
 #include <algorithm>
@@ -105,7 +107,9 @@ struct LockFreeFilterStats {
   std::uint64_t path_hops = 0;             // fingerprints relocated (K-CAS of two buckets)
   std::uint64_t path_retries = 0;          // paths abandoned because a hop's K-CAS failed
   std::uint64_t update_retries = 0;        // single-bucket CASes that lost a race
-  std::uint64_t lookup_retries = 0;        // consistent reads that saw b1 change
+  // consistent reads of erase and of the copy-limit check that saw b1 change (contains
+  // retries too, but counts nothing: it writes no shared memory, counters included)
+  std::uint64_t lookup_retries = 0;
 };
 
 namespace detail {
@@ -184,7 +188,6 @@ class BasicLockFreeFilter
     const std::uint64_t w2 = table_.peek_single(p.bucket2);
     if (table_.word0_has(w1, p.fingerprint) || table_.word0_has(w2, p.fingerprint)) return true;
     if (table_.peek_single(p.bucket1) == w1) [[likely]] return false;
-    count(Counter::kLookupRetries);  // bucket1 changed meanwhile: the general loop
     return contains_wide(p.bucket1, p.bucket2, p.fingerprint);
   }
 
@@ -355,7 +358,6 @@ class BasicLockFreeFilter
       if (table_.has(b1, fingerprint)) return true;
       if (table_.has(table_.read(bucket2), fingerprint)) return true;
       if (table_.peek0(bucket1) == b1.w[0]) return false;
-      count(Counter::kLookupRetries);
     }
   }
 

@@ -7,10 +7,11 @@
 // Words. A BasicKcasWord holds a 62-bit value (kMaxValue). Its 64-bit representation is
 // the value shifted left by two (tag 00), or, while an operation runs, a reference to a
 // descriptor: tag 01 an RDCSS descriptor, tag 10 a K-CAS descriptor. A reference is
-// (sequence number << 12) | (thread id << 2) | tag: each thread owns one descriptor of
-// each kind and reuses it for its next operation with the next sequence number, so a
-// reference names one operation of one thread, never another (no ABA), and descriptor
-// memory is fixed: kMaxThreads * sizeof(descriptors), whatever the number of operations.
+// (sequence number << 12) | (id << 2) | tag: each id (see "Thread ids") owns one
+// descriptor of each kind, reused for the next operation under that id with the next
+// sequence number, so a reference names one operation, never another (no ABA), and
+// descriptor memory is fixed: kMaxThreads * sizeof(descriptors), whatever the number of
+// operations or of threads.
 //
 // kcas(entries). Phase 1 installs a reference to the caller's K-CAS descriptor in each
 // word, in ascending address order, each by RDCSS (restricted double-compare single-
@@ -34,9 +35,24 @@
 // status says which of its values is the word's), not helped. cas(word, expected, desired): a single-word CAS that is linearizable with
 // kcas() (it helps a descriptor it finds, then CASes the plain value).
 //
-// Thread ids: each thread (each logical thread under the explorer) takes a free id in
-// [0, kMaxThreads) on its first operation and frees it when it ends; more than
-// kMaxThreads threads using K-CAS at once is a fatal error that names the limit.
+// Thread ids. A descriptor pair (one K-CAS, one RDCSS descriptor) is held by one thread
+// at a time, under an id in [0, kMaxThreads) that the thread leases for one public call
+// (kcas(), or a read() / cas() that meets a descriptor and helps it) and gives back when
+// the call returns; peek() needs none. A thread keeps no id between calls, so any number
+// of threads may use K-CAS over a process's life and a thread's exit frees nothing late;
+// only the threads inside a call at the same instant count against kMaxThreads, and a
+// call that finds every id leased waits (spins) until one is given back. The next holder
+// of an id continues its descriptors' sequence numbers, so references stay unique.
+//
+// Helpers that went stale. A helper that read an operation's status as undecided in
+// complete_rdcss may be preempted before its CAS; meanwhile the operation can be decided
+// "failed" (another word held another value) while the helper's RDCSS reference still
+// sits in a word. Phase 2 therefore also completes every RDCSS reference it finds that
+// names this operation (which then restores the word's expected value) before the owner
+// returns and reuses its descriptor, so that the late CAS finds nothing to replace: a word
+// never holds a reference to a descriptor that has moved on (which no snapshot() could
+// ever help again, so every access of the word would spin).
+//
 // Thread safety: every function may be called concurrently on any words. Memory order:
 // every step is sequentially consistent with respect to the words (the decision CAS
 // and the installs are seq_cst), which is what linearizability needs.
@@ -100,7 +116,8 @@ class BasicKcas {
     std::sort(entries.begin(), entries.end(),
               [](const Entry& a, const Entry& b) { return a.word < b.word; });
     Domain& d = domain();
-    const unsigned tid = thread_id();
+    const IdLease lease;
+    const unsigned tid = lease.id();
     KcasDescriptor& desc = d.kcas[tid];
     const std::uint64_t seq = desc.state.load(std::memory_order_relaxed) / 4 + 1;
     // The bump first: helpers holding an older snapshot see it and discard it.
@@ -118,7 +135,7 @@ class BasicKcas {
       desc.expected[i].store(snap.expected[i], std::memory_order_release);
       desc.desired[i].store(snap.desired[i], std::memory_order_release);
     }
-    return help(reference(seq, tid, kKcasTag), snap);
+    return help(reference(seq, tid, kKcasTag), snap, tid);
   }
 
   // The logical value of `word`.
@@ -126,7 +143,8 @@ class BasicKcas {
     // Bounded by the operations that finish on the word meanwhile (lock-free).
     for (;;) {
       const std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
-      if (!help_if_descriptor(raw)) return raw >> 2;
+      if ((raw & kTagMask) == 0) return raw >> 2;
+      help_descriptor(raw);
     }
   }
 
@@ -147,7 +165,10 @@ class BasicKcas {
   static bool cas(Word& word, std::uint64_t expected, std::uint64_t desired) noexcept {
     for (;;) {
       std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
-      if (help_if_descriptor(raw)) continue;
+      if ((raw & kTagMask) != 0) {
+        help_descriptor(raw);
+        continue;
+      }
       if (raw != expected << 2) return false;
       if (word.raw_.compare_exchange_strong(raw, desired << 2, std::memory_order_seq_cst)) return true;
     }
@@ -177,10 +198,14 @@ class BasicKcas {
     Atomic<Word*> word{nullptr};
     Atomic<std::uint64_t> expected{0};  // raw
   };
+  // One lease flag a cache line: threads that take different ids share no line.
+  struct alignas(64) LeaseFlag {
+    Atomic<bool> held{false};
+  };
   struct Domain {
     std::array<KcasDescriptor, kMaxThreads> kcas{};
     std::array<RdcssDescriptor, kMaxThreads> rdcss{};
-    std::array<Atomic<bool>, kMaxThreads> used{};
+    std::array<LeaseFlag, kMaxThreads> leases{};
   };
   struct Snapshot {
     unsigned count = 0;
@@ -194,27 +219,46 @@ class BasicKcas {
     return d;
   }
 
-  // The calling thread's id, taken on first use and freed when the thread ends.
-  struct ThreadSlot {
-    ThreadSlot() noexcept {
-      Domain& d = domain();
-      for (unsigned t = 0; t < kMaxThreads; ++t) {
-        bool expected = false;
-        if (d.used[t].compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
-          id = t;
-          return;
-        }
-      }
-      std::fprintf(stderr, "cuckoo::sync::Kcas: more than %u threads use K-CAS at once (kMaxThreads)\n",
-                   kMaxThreads);
-      std::abort();
-    }
-    ~ThreadSlot() { domain().used[id].store(false, std::memory_order_release); }
-    ThreadSlot(const ThreadSlot&) = delete;
-    ThreadSlot& operator=(const ThreadSlot&) = delete;
+  // The id a thread tries first: the one it leased last (a plain value, nothing to
+  // destroy at thread exit).
+  struct PreferredId {
     unsigned id = 0;
   };
-  static unsigned thread_id() noexcept { return Sync::template thread_local_object<ThreadSlot>().id; }
+
+  // The calling thread's id for one public call (see "Thread ids" above).
+  class IdLease {
+   public:
+    IdLease() noexcept : id_(acquire()) {}
+    ~IdLease() { domain().leases[id_].held.store(false, std::memory_order_release); }
+    IdLease(const IdLease&) = delete;
+    IdLease& operator=(const IdLease&) = delete;
+    unsigned id() const noexcept { return id_; }
+
+   private:
+    static unsigned acquire() noexcept {
+      Domain& d = domain();
+      unsigned& preferred = Sync::template thread_local_object<PreferredId>().id;
+      typename Sync::SpinWait spin;
+      // Bound: a pass over the kMaxThreads ids finds a free one unless kMaxThreads calls
+      // are in progress; then it waits for one of them to return.
+      for (;;) {
+        for (unsigned n = 0; n < kMaxThreads; ++n) {
+          const unsigned t = (preferred + n) % kMaxThreads;
+          Atomic<bool>& held = d.leases[t].held;
+          bool expected = false;
+          // acquire: the previous holder's descriptor writes (its sequence numbers above
+          // all) happen before this holder's.
+          if (!held.load(std::memory_order_relaxed) &&
+              held.compare_exchange_strong(expected, true, std::memory_order_acquire, std::memory_order_relaxed)) {
+            preferred = t;
+            return t;
+          }
+        }
+        spin.wait();
+      }
+    }
+    unsigned id_;
+  };
 
   static constexpr std::uint64_t reference(std::uint64_t seq, unsigned tid, std::uint64_t tag) noexcept {
     return (seq << 12) | (std::uint64_t{tid} << 2) | tag;
@@ -222,18 +266,15 @@ class BasicKcas {
   static constexpr unsigned tid_of(std::uint64_t ref) noexcept { return static_cast<unsigned>((ref >> 2) & 1023); }
   static constexpr std::uint64_t seq_of(std::uint64_t ref) noexcept { return ref >> 12; }
 
-  // Helps the operation `raw` refers to, if it is a reference; false for a value.
-  static bool help_if_descriptor(std::uint64_t raw) noexcept {
-    switch (raw & kTagMask) {
-      case kRdcssTag:
-        help_rdcss(raw);
-        return true;
-      case kKcasTag:
-        help_kcas(raw);
-        return true;
-      default:
-        return false;
+  // Helps the operation that descriptor reference `raw` names, under an id leased for it
+  // (read() and cas() hold none until they meet a descriptor).
+  static void help_descriptor(std::uint64_t raw) noexcept {
+    if ((raw & kTagMask) == kRdcssTag) {
+      help_rdcss(raw);  // needs no descriptor of its own
+      return;
     }
+    const IdLease lease;
+    help_kcas(raw, lease.id());
   }
 
   // The fields of K-CAS operation `ref`, if its descriptor still describes it.
@@ -286,14 +327,15 @@ class BasicKcas {
     return found && desc.state.load(std::memory_order_acquire) / 4 == seq_of(ref);
   }
 
-  static void help_kcas(std::uint64_t ref) noexcept {
+  static void help_kcas(std::uint64_t ref, unsigned tid) noexcept {
     Snapshot snap;
-    if (snapshot(ref, snap)) (void)help(ref, snap);
+    if (snapshot(ref, snap)) (void)help(ref, snap, tid);
   }
 
-  // Phases 1 and 2 of operation `ref` (owner or helper). Returns whether it succeeded
-  // (meaningful to the owner; a helper whose snapshot went stale returns false).
-  static bool help(std::uint64_t ref, const Snapshot& snap) noexcept {
+  // Phases 1 and 2 of operation `ref` (owner or helper), by the thread holding id `tid`.
+  // Returns whether it succeeded (meaningful to the owner; a helper whose snapshot went
+  // stale returns false).
+  static bool help(std::uint64_t ref, const Snapshot& snap, unsigned tid) noexcept {
     Atomic<std::uint64_t>& state = domain().kcas[tid_of(ref)].state;
     const std::uint64_t undecided = seq_of(ref) * 4 + kUndecided;
     if (state.load(std::memory_order_seq_cst) == undecided) {
@@ -301,10 +343,10 @@ class BasicKcas {
       for (unsigned i = 0; i < snap.count && status == kSucceeded; ++i) {
         // Bounded by the operations met on this word (each is helped to its end).
         for (;;) {
-          const std::uint64_t seen = rdcss(ref, snap.words[i], snap.expected[i]);
+          const std::uint64_t seen = rdcss(ref, snap.words[i], snap.expected[i], tid);
           if (seen == snap.expected[i] || seen == ref) break;  // installed (by us or a helper)
           if ((seen & kTagMask) == kKcasTag) {
-            help_kcas(seen);  // another operation holds the word: finish it, then retry
+            help_kcas(seen, tid);  // another operation holds the word: finish it, then retry
             continue;
           }
           status = kFailed;  // another value: the operation fails
@@ -318,9 +360,20 @@ class BasicKcas {
     if (final_state / 4 != seq_of(ref)) return false;  // finished and reused: nothing left to do
     const bool succeeded = final_state % 4 == kSucceeded;
     for (unsigned i = 0; i < snap.count; ++i) {
-      std::uint64_t expected = ref;
-      snap.words[i]->raw_.compare_exchange_strong(expected, succeeded ? snap.desired[i] : snap.expected[i],
-                                                 std::memory_order_seq_cst);
+      const std::uint64_t outcome = succeeded ? snap.desired[i] : snap.expected[i];
+      // Bound: each pass removes this operation's reference or an RDCSS reference naming
+      // it. Once the operation is decided no new one stays (an RDCSS installed after the
+      // decision restores its expected value itself), so only those installed before it
+      // can be met, at most one a thread (see "Helpers that went stale" above).
+      for (;;) {
+        std::uint64_t raw = snap.words[i]->raw_.load(std::memory_order_seq_cst);
+        if (raw == ref) {
+          if (snap.words[i]->raw_.compare_exchange_strong(raw, outcome, std::memory_order_seq_cst)) break;
+          continue;
+        }
+        if ((raw & kTagMask) != kRdcssTag || !rdcss_names(raw, ref)) break;
+        help_rdcss(raw);  // the operation is decided: this puts the expected value back
+      }
     }
     return succeeded;
   }
@@ -328,8 +381,7 @@ class BasicKcas {
   // RDCSS: if `word` holds `expected` and operation `kcas_ref` is undecided, replace it
   // by kcas_ref. Returns what the word held (expected when installed; a K-CAS
   // reference or another value otherwise; never an RDCSS reference).
-  static std::uint64_t rdcss(std::uint64_t kcas_ref, Word* word, std::uint64_t expected) noexcept {
-    const unsigned tid = thread_id();
+  static std::uint64_t rdcss(std::uint64_t kcas_ref, Word* word, std::uint64_t expected, unsigned tid) noexcept {
     RdcssDescriptor& desc = domain().rdcss[tid];
     const std::uint64_t seq = desc.seq.load(std::memory_order_relaxed) + 1;
     desc.seq.store(seq, std::memory_order_seq_cst);
@@ -354,6 +406,14 @@ class BasicKcas {
         domain().kcas[tid_of(kcas_ref)].state.load(std::memory_order_seq_cst) == undecided;
     std::uint64_t seen = rref;
     word->raw_.compare_exchange_strong(seen, undecided_now ? kcas_ref : expected, std::memory_order_seq_cst);
+  }
+
+  // Whether RDCSS reference `rref` still describes an install of K-CAS operation `kcas_ref`.
+  static bool rdcss_names(std::uint64_t rref, std::uint64_t kcas_ref) noexcept {
+    const RdcssDescriptor& desc = domain().rdcss[tid_of(rref)];
+    if (desc.seq.load(std::memory_order_acquire) != seq_of(rref)) return false;
+    const bool names = desc.kcas_ref.load(std::memory_order_acquire) == kcas_ref;
+    return names && desc.seq.load(std::memory_order_acquire) == seq_of(rref);
   }
 
   static void help_rdcss(std::uint64_t rref) noexcept {

@@ -1,7 +1,7 @@
 // Sync policies: the primitives the concurrent code of cuckoo/sync is written against,
 // taken from a policy type so that the same code runs on real threads (StdSync, the
-// default: std::atomic, the spin back-off of detail/spin.hpp and C++ thread_local
-// storage, at zero cost) or under a deterministic scheduler that makes every primitive
+// default: std::atomic, the spin back-off of detail/spin.hpp and per-thread objects
+// that outlive the thread's C++ thread_local destructors, detail/thread_object.hpp) or under a deterministic scheduler that makes every primitive
 // a scheduling point (the suite's explore/ layer supplies that policy; the engine
 // includes nothing of it).
 //
@@ -13,7 +13,8 @@
 //       condition ("wait until another thread writes");
 //   template <class T> static T& thread_local_object();  one default-constructed T per
 //       thread of the policy (an OS thread for StdSync, a logical thread under the
-//       scheduler), destroyed when that thread ends;
+//       scheduler), destroyed when that thread ends, and usable until then, from the
+//       destructors of the thread's thread_local objects too;
 //   static void fence(std::memory_order);     std::atomic_thread_fence.
 //   using Htm = ...;                          the transaction primitive of lock elision,
 //       with sync::Htm's interface (htm.hpp): begin/end/abort, in_transaction,
@@ -26,6 +27,7 @@
 #include <atomic>
 
 #include "cuckoo/sync/detail/spin.hpp"
+#include "cuckoo/sync/detail/thread_object.hpp"
 
 namespace cuckoo::sync {
 
@@ -36,9 +38,8 @@ struct StdSync {
   using Atomic = std::atomic<T>;
   using SpinWait = detail::SpinWait;
   template <class T>
-  static T& thread_local_object() noexcept {
-    thread_local T object;
-    return object;
+  [[gnu::always_inline]] static T& thread_local_object() noexcept {
+    return detail::ThreadObject<T>::get();
   }
   static void fence(std::memory_order order) noexcept { std::atomic_thread_fence(order); }
   using Htm = sync::Htm;
