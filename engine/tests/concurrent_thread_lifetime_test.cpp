@@ -127,19 +127,19 @@ void use_engine_from_exiting_threads(F& table, const std::string& seed_line) {
 TEST(ThreadLifetime, LockFreeFilterFromThreadLocalDestructors) {
   const std::uint64_t seed = cuckoo::test::test_seed(0x11fe01);
   cuckoo::LockFreeFilter filter(filter_config(seed));
-  use_engine_from_exiting_threads(filter, cuckoo::test::seed_note(seed, "engine_thread_lifetime_test"));
+  use_engine_from_exiting_threads(filter, cuckoo::test::seed_note(seed, "concurrent_thread_lifetime_test"));
 }
 
 TEST(ThreadLifetime, StripedFilterFromThreadLocalDestructors) {
   const std::uint64_t seed = cuckoo::test::test_seed(0x11fe02);
   cuckoo::StripedConcurrentFilter filter(filter_config(seed));
-  use_engine_from_exiting_threads(filter, cuckoo::test::seed_note(seed, "engine_thread_lifetime_test"));
+  use_engine_from_exiting_threads(filter, cuckoo::test::seed_note(seed, "concurrent_thread_lifetime_test"));
 }
 
 TEST(ThreadLifetime, CoarseFilterFromThreadLocalDestructors) {
   const std::uint64_t seed = cuckoo::test::test_seed(0x11fe03);
   cuckoo::CoarseConcurrentFilter filter(filter_config(seed));
-  use_engine_from_exiting_threads(filter, cuckoo::test::seed_note(seed, "engine_thread_lifetime_test"));
+  use_engine_from_exiting_threads(filter, cuckoo::test::seed_note(seed, "concurrent_thread_lifetime_test"));
 }
 
 TEST(ThreadLifetime, StripedMapFromThreadLocalDestructors) {
@@ -148,7 +148,7 @@ TEST(ThreadLifetime, StripedMapFromThreadLocalDestructors) {
   config.initial_capacity = 64;  // grows: path searches and growth at thread exit too
   config.seed = seed;
   cuckoo::StripedConcurrentMap<std::uint64_t, std::uint64_t> map(config);
-  use_engine_from_exiting_threads(map, cuckoo::test::seed_note(seed, "engine_thread_lifetime_test"));
+  use_engine_from_exiting_threads(map, cuckoo::test::seed_note(seed, "concurrent_thread_lifetime_test"));
 }
 
 TEST(ThreadLifetime, CoarseMapFromThreadLocalDestructors) {
@@ -157,7 +157,7 @@ TEST(ThreadLifetime, CoarseMapFromThreadLocalDestructors) {
   config.initial_capacity = 64;
   config.seed = seed;
   cuckoo::CoarseConcurrentMap<std::uint64_t, std::uint64_t> map(config);
-  use_engine_from_exiting_threads(map, cuckoo::test::seed_note(seed, "engine_thread_lifetime_test"));
+  use_engine_from_exiting_threads(map, cuckoo::test::seed_note(seed, "concurrent_thread_lifetime_test"));
 }
 
 // The policy's contract itself: an object of StdSync::thread_local_object is alive in
@@ -206,7 +206,7 @@ void many_live_threads(bool serialized) {
   constexpr unsigned kLive = cuckoo::sync::Kcas::kMaxThreads + 64;
   constexpr unsigned kPerRound = 6;
   const std::uint64_t seed = cuckoo::test::test_seed(0x11fe10);
-  const std::string seed_line = cuckoo::test::seed_note(seed, "engine_thread_lifetime_test");
+  const std::string seed_line = cuckoo::test::seed_note(seed, "concurrent_thread_lifetime_test");
   const cuckoo::test::Watchdog watchdog("many_live_threads " + seed_line);
   cuckoo::LockFreeFilter filter(filter_config(seed));
   std::vector<std::uint64_t> resident;
