@@ -6,14 +6,15 @@
 // Why not a plain `thread_local T`: C++ destroys thread_local objects in the reverse
 // order of their construction, so a user's thread_local built before the thread's first
 // call into the engine is destroyed after the engine's state, and its destructor would
-// then use freed memory. Here the object is reached through a trivially destructible
-// thread_local pointer (its storage lives as long as the thread) and owned by a POSIX
-// thread-specific key, whose destructor runs after every C++ thread_local destructor
-// (glibc, musl and the BSDs run __cxa_thread_atexit destructors first). If something
-// still uses the object after that (another key's destructor), a new one is made and the
-// key's destructor runs again in the next round (PTHREAD_DESTRUCTOR_ITERATIONS); what is
-// made after the last round is leaked, never used after free. On a platform without
-// <pthread.h>, a plain thread_local (the C++ order applies).
+// then use freed memory. Here the object lives in trivially destructible thread_local
+// storage (valid as long as the thread), is built there on first use, and is destroyed
+// by a POSIX thread-specific key's destructor, which runs after every C++ thread_local
+// destructor (glibc, musl and the BSDs run __cxa_thread_atexit destructors first). If
+// something still uses the object after that (another key's destructor), it is built
+// again and the key's destructor runs again in the next round
+// (PTHREAD_DESTRUCTOR_ITERATIONS); one built after the last round is never destroyed,
+// never used after destruction. Nothing is allocated. On a platform without <pthread.h>,
+// a plain thread_local (the C++ order applies).
 //
 // The main thread's objects are not destroyed at exit() (POSIX runs no key destructors
 // for it); they stay reachable through the thread's pointer until the process ends.
@@ -23,6 +24,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <type_traits>
 
 #if __has_include(<pthread.h>)
@@ -41,9 +43,9 @@ class ThreadObject {
       return object;
     } else {
 #ifdef CUCKOO_THREAD_OBJECT_PTHREAD
-      thread_local T* object = nullptr;  // trivially destructible: readable during exit
-      if (object == nullptr) [[unlikely]] object = make(&object);
-      return *object;
+      Slot& slot = slot_of_thread();
+      if (!slot.constructed) [[unlikely]] construct(slot);
+      return *std::launder(reinterpret_cast<T*>(slot.bytes));
 #else
       thread_local T object;
       return object;
@@ -53,18 +55,27 @@ class ThreadObject {
 
 #ifdef CUCKOO_THREAD_OBJECT_PTHREAD
  private:
-  struct Holder {
-    T value;
-    T** pointer;  // the thread's pointer to value: cleared when value is destroyed
+  // The object's storage: a trivially destructible thread_local, so it stays valid for
+  // the whole of the thread's exit; nothing is allocated (an allocation that could fail
+  // here would have no caller to report to).
+  struct Slot {
+    alignas(T) unsigned char bytes[sizeof(T)];
+    bool constructed;
   };
+  static_assert(std::is_trivially_destructible_v<Slot>);
 
-  [[gnu::noinline]] static T* make(T** pointer) noexcept {
-    auto* holder = new Holder{T(), pointer};
-    if (pthread_setspecific(key(), holder) != 0) {
-      std::fprintf(stderr, "cuckoo: pthread_setspecific failed for a per-thread object\n");
+  [[gnu::always_inline]] static Slot& slot_of_thread() noexcept {
+    thread_local Slot slot{};
+    return slot;
+  }
+
+  [[gnu::noinline]] static void construct(Slot& slot) noexcept {
+    ::new (static_cast<void*>(slot.bytes)) T();
+    slot.constructed = true;
+    if (pthread_setspecific(key(), &slot) != 0) {
+      std::fprintf(stderr, "cuckoo: pthread_setspecific failed for a per-thread object (out of memory)\n");
       std::abort();
     }
-    return &holder->value;
   }
 
   static pthread_key_t key() noexcept {
@@ -80,9 +91,9 @@ class ThreadObject {
   }
 
   static void destroy(void* p) noexcept {
-    auto* holder = static_cast<Holder*>(p);
-    *holder->pointer = nullptr;  // a later use makes a new object
-    delete holder;
+    Slot& slot = *static_cast<Slot*>(p);
+    slot.constructed = false;  // a later use constructs it again
+    std::launder(reinterpret_cast<T*>(slot.bytes))->~T();
   }
 #endif
 };
