@@ -214,13 +214,18 @@ ex::Scenario peeks() {
 // preemption (capped at 200,000; 2,000,000), each of which must pass.
 void explore_three_ways(const ex::Scenario& scenario, std::uint64_t seed, const std::string& what) {
   const std::uint64_t runs = long_lane() ? 50'000 : 1'500;
-  const ex::Result w = ex::random_walk(scenario, seed, runs);
+  // A healthy execution takes a few hundred steps: a spin that never ends fails fast.
+  ex::Options options;
+  options.max_steps = 5'000;
+  const ex::Result w = ex::random_walk(scenario, seed, runs, options);
   report(what + " random", w);
   EXPECT_FALSE(w.failed) << w.message;
-  const ex::Result p = ex::pct(scenario, seed, 3, runs);
+  if (w.failed) return;
+  const ex::Result p = ex::pct(scenario, seed, 3, runs, options);
   report(what + " pct(3)", p);
   EXPECT_FALSE(p.failed) << p.message;
-  const ex::Result b = ex::bounded(scenario, 1, long_lane() ? 2'000'000 : 200'000);
+  if (p.failed) return;
+  const ex::Result b = ex::bounded(scenario, 1, long_lane() ? 2'000'000 : 200'000, options);
   report(what + " bounded(1)", b);
   EXPECT_FALSE(b.failed) << b.message;
 }
