@@ -182,3 +182,28 @@ TEST(CuckooMapFindMany, TooFewResultsThrowsAndWritesNothing) {
 }
 
 }  // namespace
+
+// The results range is checked before anything else: too few results throws on an
+// empty map and on a moved-from map (no buckets) as on a filled one, writing nothing.
+TEST(CuckooMapFindMany, TooFewResultsThrowsOnEmptyAndMovedFromMapsToo) {
+  CuckooMap<std::uint64_t, int> empty;
+  CuckooMap<std::uint64_t, int> filled;
+  (void)filled.insert(1, 10);
+  CuckooMap<std::uint64_t, int> moved_from;
+  (void)moved_from.insert(2, 20);
+  const CuckooMap<std::uint64_t, int> taken(std::move(moved_from));
+  ASSERT_EQ(moved_from.capacity(), 0U);  // NOLINT(bugprone-use-after-move): moved-from is valid
+  const std::vector<std::uint64_t> keys = {1, 2, 3};
+  const int sentinel = 0;
+  const std::pair<const char*, const CuckooMap<std::uint64_t, int>*> maps[] = {
+      {"empty", &empty}, {"moved-from", &moved_from}, {"filled", &filled}};
+  for (const auto& [what, map] : maps) {
+    std::vector<const int*> results(2, &sentinel);
+    EXPECT_THROW(map->find_many(keys, results), std::invalid_argument) << what;
+    EXPECT_EQ(results[0], &sentinel) << what << ": written before the throw";
+    EXPECT_EQ(results[1], &sentinel) << what << ": written before the throw";
+    std::vector<const int*> none;
+    EXPECT_THROW(map->find_many(keys, none), std::invalid_argument) << what;
+  }
+  EXPECT_EQ(*taken.find(2), 20);
+}

@@ -198,10 +198,16 @@ struct CuckooFilterStats {
 namespace cuckoo {
 
 // Allocator: the table's memory comes from it (rebound to 64-byte cache lines, see
-// detail/aligned_buffer.hpp); huge_pages applies with std::allocator only. Copies use
-// select_on_container_copy_construction; copy assignment keeps this filter's allocator;
-// move assignment and swap take the other filter's memory together with the allocator
-// that owns it (the filter never moves fingerprints between allocators one by one).
+// detail/aligned_buffer.hpp); huge_pages applies with std::allocator only. Propagation
+// follows std::allocator_traits as for the standard containers, so a
+// std::pmr::polymorphic_allocator works: copies use select_on_container_copy_construction;
+// copy and move assignment bring the other filter's allocator along only when
+// propagate_on_container_copy_assignment / _move_assignment says so, else keep this
+// filter's. A move assignment takes the other filter's memory when the allocator
+// propagates or the two compare equal, and otherwise copies the table into memory of
+// this filter's allocator (which may throw std::bad_alloc, leaving the filter
+// unchanged). std::swap goes through those move operations, so each filter keeps its
+// allocator unless propagate_on_container_move_assignment.
 template <class Hasher = DefaultHasher, class Allocator = std::allocator<std::uint8_t>>
 class BasicCuckooFilter
     : public detail::FilterKeyOps<BasicCuckooFilter<Hasher, Allocator>, Hasher> {
@@ -238,6 +244,32 @@ class BasicCuckooFilter
                              const Allocator& alloc = Allocator())
       : BasicCuckooFilter(detail::validate_cuckoo_filter_config(config), config.seed,
                           std::move(hasher), config.huge_pages, alloc) {}
+
+  // Copies use select_on_container_copy_construction (see above); a move takes the table
+  // with its allocator. Assignment assigns the table first, the one step that may
+  // allocate and so throw (a copy, or a move between unequal non-propagating
+  // allocators), then the rest: a throwing assignment leaves this filter as it was.
+  BasicCuckooFilter(const BasicCuckooFilter&) = default;
+  BasicCuckooFilter(BasicCuckooFilter&&) = default;
+  BasicCuckooFilter& operator=(const BasicCuckooFilter& other) {
+    if (this != &other) {
+      table_ = other.table_;
+      hasher_ = other.hasher_;
+      assign_state(other);
+    }
+    return *this;
+  }
+  BasicCuckooFilter& operator=(BasicCuckooFilter&& other) noexcept(
+      std::is_nothrow_move_assignable_v<detail::BasicPackedTable<Allocator>> &&
+      std::is_nothrow_move_assignable_v<Hasher>) {
+    if (this != &other) {
+      table_ = std::move(other.table_);
+      hasher_ = std::move(other.hasher_);
+      assign_state(other);
+    }
+    return *this;
+  }
+  ~BasicCuckooFilter() = default;
 
   using allocator_type = Allocator;
   allocator_type get_allocator() const noexcept { return allocator_type(table_.allocator()); }
@@ -470,6 +502,17 @@ class BasicCuckooFilter
                alloc, shape.layout),
         rule_(shape.bucket_count, shape.fingerprint_bits),
         max_kicks_(shape.max_kicks) {}
+
+  // The members besides the table and the hasher (assignment's last step; no throw).
+  void assign_state(const BasicCuckooFilter& other) noexcept {
+    seed_ = other.seed_;
+    rule_ = other.rule_;
+    max_kicks_ = other.max_kicks_;
+    size_ = other.size_;
+    stash_ = other.stash_;
+    stash_size_ = other.stash_size_;
+    stats_ = other.stats_;
+  }
 
   unsigned max_copies_of(const Placement& p) const noexcept {
     return p.bucket1 == p.bucket2 ? table_.slots() : 2 * table_.slots();

@@ -62,6 +62,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -91,6 +92,12 @@ struct KeyArg<false> {
   template <class Q, class Key>
   using type = Key;
 };
+
+// Whether T is Template<...> (emplace's decomposable forms: std::pair, std::tuple).
+template <class T, template <class...> class Template>
+inline constexpr bool kIsSpecializationOf = false;
+template <template <class...> class Template, class... Ts>
+inline constexpr bool kIsSpecializationOf<Template<Ts...>, Template> = true;
 }  // namespace detail
 
 struct CuckooMapConfig {
@@ -142,10 +149,12 @@ struct CuckooMapStats {
 // hashes) or a standard hasher such as std::hash<K> or absl::Hash<K>, whose result the
 // map mixes with its seed (hash.hpp, seeded_hash); Hasher and KeyEqual do not throw;
 // equal keys hash equal. Allocator provides the slot array's memory (rebound to 64-byte
-// cache lines); propagation follows std::allocator_traits: copy construction uses
-// select_on_container_copy_construction, copy and move assignment and swap propagate the
-// allocator when propagate_on_container_* says so (a move assignment between unequal,
-// non-propagating allocators moves the items one by one). The path search's and the
+// cache lines); propagation follows std::allocator_traits as for the standard
+// containers: copy construction uses select_on_container_copy_construction, copy and
+// move assignment and swap propagate the allocator when propagate_on_container_* says
+// so and otherwise keep each map's own (a move assignment between unequal,
+// non-propagating allocators moves the items one by one; a swap between them is not
+// allowed). So std::pmr::polymorphic_allocator works. The path search's and the
 // rebuild's scratch memory comes from std::allocator. huge_pages works with
 // std::allocator only (see detail/aligned_buffer.hpp).
 //
@@ -266,16 +275,19 @@ class CuckooMap {
         key_eq_(std::move(other.key_eq_)) {
     other.slots_.clear();
   }
-  // Takes other's storage when propagate_on_container_move_assignment or the allocators
-  // compare equal; otherwise moves the items one by one into storage from this map's
+  // With propagate_on_container_move_assignment, takes other's storage and allocator.
+  // Otherwise keeps this map's allocator: takes other's storage when the allocators
+  // compare equal, else moves the items one by one into storage from this map's
   // allocator (which may throw std::bad_alloc, leaving both maps unchanged).
   CuckooMap& operator=(CuckooMap&& other) noexcept(
       (AllocTraits::propagate_on_container_move_assignment::value ||
        AllocTraits::is_always_equal::value) &&
       std::is_nothrow_move_assignable_v<Hasher> && std::is_nothrow_move_assignable_v<KeyEqual>);
 
-  // Exchanges the contents; the allocators too when propagate_on_container_swap.
-  // REQUIRES: that, or equal allocators (as for the standard containers).
+  // Exchanges the contents; the allocators too when propagate_on_container_swap, else
+  // each map keeps its own allocator. REQUIRES: that, or allocators that compare equal
+  // (as for the standard containers, where swap is undefined otherwise; asserted in
+  // debug builds).
   void swap(CuckooMap& other) noexcept(std::is_nothrow_swappable_v<Hasher> &&
                                        std::is_nothrow_swappable_v<KeyEqual>) {
     using std::swap;
@@ -305,9 +317,12 @@ class CuckooMap {
   // the table may not or cannot grow (max_capacity reached, growth bounds exhausted,
   // load below kMinGrowthLoadPercent, or memory ran out: std::bad_alloc from the
   // allocator, the path search or a copy of the key or value): then nothing changed,
-  // every item is still stored and key is not. The arguments are moved from only when
-  // the result is kInserted (or kUpdated for the value): a refused insert leaves the
-  // caller's key and value as they were, so they can be retried or stored elsewhere.
+  // every item is still stored and key is not. The stored item is constructed from the
+  // arguments only where it is stored, once the insert is known to succeed, so the
+  // arguments are moved from only when the result is kInserted (or kUpdated for the
+  // value): kExists and kFull leave the caller's key and value as they were, in every
+  // case (a full table, a growth that is impossible or runs out of memory, a moved-from
+  // map that cannot allocate), so they can be retried or stored elsewhere.
   InsertResult insert(const K& key, const V& value) { return insert_impl(key, value, false); }
   InsertResult insert(K&& key, V&& value) {
     return insert_impl(std::move(key), std::move(value), false);
@@ -321,18 +336,28 @@ class CuckooMap {
     return insert_impl(std::move(key), std::move(value), true);
   }
 
-  // Constructs std::pair<K, V>(args...) and inserts it as insert(key, value) would; the
-  // pair is built first (as std::unordered_map::emplace does), so args are consumed
-  // whatever the result.
+  // Inserts the item std::pair<K, V>(args...) unless its key is present, with insert's
+  // results. The pair's forms (key, value), (a std::pair) and (std::piecewise_construct,
+  // key arguments, value arguments) are taken apart as try_emplace does (abseil's
+  // decomposition): the value is constructed only once the insert is known to succeed,
+  // and a key argument that is a K is moved from only then, so kExists and kFull change
+  // nothing, args included. A key given as anything else is converted to a K first (the
+  // lookup needs one; an exception from that conversion propagates, the map unchanged).
+  // Any other form builds the pair first, as std::unordered_map::emplace does, and so
+  // consumes args whatever the result.
   template <class... Args>
   InsertResult emplace(Args&&... args) {
-    value_type item(std::forward<Args>(args)...);
-    return insert_impl(std::move(item.first), std::move(item.second), false);
+    return emplace_impl(std::forward<Args>(args)...);
   }
 
-  // Inserts key with V(args...) if key is absent. The value is constructed only then, and
-  // key is moved from only when the result is kInserted. kExists and kFull change
-  // nothing, args included.
+  // Inserts key with V(args...) if key is absent. V(args...) is constructed only once the
+  // insert is known to succeed, in the slot that stores the item (or, when that
+  // construction may throw and key is an rvalue, just before key is moved there), so key
+  // and args are consumed only when the result is kInserted. kExists and kFull (for the
+  // reasons insert gives) change nothing, args included. If constructing the key or the
+  // value throws, nothing changed in the map and key is as it was: std::bad_alloc is
+  // answered kFull, any other exception propagates (args are then as V's constructor
+  // left them).
   template <class... Args>
   InsertResult try_emplace(const K& key, Args&&... args) {
     return try_emplace_impl(key, std::forward<Args>(args)...);
@@ -344,8 +369,8 @@ class CuckooMap {
 
   // The value of key, inserting a value-initialized V first if key is absent.
   // Throws std::length_error if the key is absent and cannot be inserted (the map is
-  // full, see insert): operator[] has no result code to return. REQUIRES: V is default
-  // constructible.
+  // full, see insert; key is then as it was): operator[] has no result code to return.
+  // REQUIRES: V is default constructible.
   V& operator[](const K& key) { return subscript(key); }
   V& operator[](K&& key) { return subscript(std::move(key)); }
 
@@ -633,35 +658,148 @@ class CuckooMap {
     return s < SlotsPerBucket ? slot_index(bucket, s) : kNoPosition;
   }
 
-  // The new item of an insert that is not stored yet: references to its key and value,
-  // moved into a slot only once the item has a place, so that a refused insert leaves
-  // them untouched. NoPending: a rebuild without a new item (reserve).
-  template <class KK, class VV>
+  // The new item of an insert that is not stored yet: a reference to its key and the
+  // arguments of its value, V(args...). The item is constructed from them only where it
+  // is stored, once the insert is known to succeed, so that a refused insert leaves them
+  // untouched. NoPending: a rebuild without a new item (reserve).
+  template <class KK, class... Args>
   struct Pending {
     KK&& key;
-    VV&& value;
+    std::tuple<Args&&...> args;
+
+    // Constructing the item cannot throw: it may then be built in its slot after other
+    // items moved for it (a cuckoo path). Else it is built before anything moves.
+    static constexpr bool kNothrow = std::is_nothrow_constructible_v<K, KK&&> &&
+                                     std::is_nothrow_constructible_v<V, Args&&...>;
+
+    // Constructs the item in slot pos of slots, consuming key and args. If that throws,
+    // pos stays empty, key is as it was and args are as V's constructor left them.
+    void place(Slots& slots, std::size_t pos, std::uint8_t tag) {
+      std::apply(
+          [&](auto&&... a) {
+            emplace_item(slots, pos, tag, std::forward<KK>(key), std::forward<decltype(a)>(a)...);
+          },
+          std::move(args));
+    }
+    // The item, built from key and args (consuming them; as place() if that throws).
+    value_type build() {
+      return std::apply(
+          [&](auto&&... a) {
+            return make_item(std::forward<KK>(key), std::forward<decltype(a)>(a)...);
+          },
+          std::move(args));
+    }
   };
   struct NoPending {
     K key;  // never constructed: only names the member's type for rebuild
   };
 
+  // Whether the item (key, V(args...)) is built from a value constructed first: when
+  // that construction may throw and building the key takes the caller's key (an rvalue),
+  // since std::pair constructs its key first, and a value that then throws would leave
+  // the caller's key moved from. Costs one move of the value, in that case only.
+  template <class KK, class... Args>
+  static constexpr bool kValueFirst =
+      !std::is_lvalue_reference_v<KK> && !std::is_nothrow_constructible_v<V, Args&&...>;
+  // Whether args is one V (the insert forms): then the item is std::pair(key, value).
+  template <class... Args>
+  static constexpr bool kOneValue =
+      sizeof...(Args) == 1 && (std::is_same_v<std::remove_cvref_t<Args>, V> && ...);
+
+  // Constructs the item (key, V(args...)) in slot pos of slots. If that throws, pos stays
+  // empty, key is as it was, and args are as V's constructor left them.
+  template <class KK, class... Args>
+  static void emplace_item(Slots& slots, std::size_t pos, std::uint8_t tag, KK&& key,
+                           Args&&... args) {
+    if constexpr (kValueFirst<KK, Args...>) {
+      V value(std::forward<Args>(args)...);
+      slots.emplace(pos, tag, std::forward<KK>(key), std::move(value));
+    } else if constexpr (kOneValue<Args...>) {
+      slots.emplace(pos, tag, std::forward<KK>(key), std::forward<Args>(args)...);
+    } else {
+      slots.emplace(pos, tag, std::piecewise_construct,
+                    std::forward_as_tuple(std::forward<KK>(key)),
+                    std::forward_as_tuple(std::forward<Args>(args)...));
+    }
+  }
+  // The item (key, V(args...)), with emplace_item's guarantees if it throws.
+  template <class KK, class... Args>
+  static value_type make_item(KK&& key, Args&&... args) {
+    if constexpr (kValueFirst<KK, Args...>) {
+      V value(std::forward<Args>(args)...);
+      return value_type(std::forward<KK>(key), std::move(value));
+    } else {
+      return value_type(std::piecewise_construct, std::forward_as_tuple(std::forward<KK>(key)),
+                        std::forward_as_tuple(std::forward<Args>(args)...));
+    }
+  }
+
   template <class KK, class VV>
   InsertResult insert_impl(KK&& key, VV&& value, bool assign);
+  // Stores (key, V(args...)) for a key that is absent (hash = hash_key(key)): the hot path
+  // (a free slot in a candidate bucket), else insert_slow. std::bad_alloc is kFull.
+  template <class KK, class... Args>
+  InsertResult insert_absent(std::uint64_t hash, KK&& key, Args&&... args);
 
   template <class KK, class... Args>
   InsertResult try_emplace_impl(KK&& key, Args&&... args);
-  // operator[]: insert_impl's steps, keeping the new item's position (the key may be
+
+  // emplace's forms. (key, value); a std::pair; (std::piecewise_construct, key arguments,
+  // value arguments): taken apart into try_emplace. Anything else: the pair built first.
+  template <class KA, class VA>
+  InsertResult emplace_impl(KA&& key, VA&& value) {
+    return emplace_key(std::forward<KA>(key), std::forward<VA>(value));
+  }
+  template <class P>
+    requires detail::kIsSpecializationOf<std::remove_cvref_t<P>, std::pair>
+  InsertResult emplace_impl(P&& item) {
+    return emplace_key(std::get<0>(std::forward<P>(item)), std::get<1>(std::forward<P>(item)));
+  }
+  template <class KT, class VT>
+    requires detail::kIsSpecializationOf<std::remove_cvref_t<KT>, std::tuple> &&
+             detail::kIsSpecializationOf<std::remove_cvref_t<VT>, std::tuple>
+  InsertResult emplace_impl(std::piecewise_construct_t, KT&& key_args, VT&& value_args) {
+    return std::apply(
+        [&](auto&&... a) {
+          if constexpr (std::tuple_size_v<std::remove_cvref_t<KT>> == 1) {
+            return emplace_key(std::get<0>(std::forward<KT>(key_args)),
+                               std::forward<decltype(a)>(a)...);
+          } else {
+            return emplace_key(std::make_from_tuple<K>(std::forward<KT>(key_args)),
+                               std::forward<decltype(a)>(a)...);
+          }
+        },
+        std::forward<VT>(value_args));
+  }
+  template <class... Args>
+  InsertResult emplace_impl(Args&&... args) {
+    value_type item(std::forward<Args>(args)...);
+    return insert_impl(std::move(item.first), std::move(item.second), false);
+  }
+  // try_emplace with a key argument: as it is when it is a K, else converted to one.
+  template <class KA, class... Args>
+  InsertResult emplace_key(KA&& key, Args&&... args) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<KA>, K>) {
+      return try_emplace_impl(std::forward<KA>(key), std::forward<Args>(args)...);
+    } else {
+      return try_emplace_impl(K(std::forward<KA>(key)), std::forward<Args>(args)...);
+    }
+  }
+
+  // operator[]: insert_absent's steps, keeping the new item's position (the key may be
   // moved from, so it cannot be looked up again).
   template <class KK>
   V& subscript(KK&& key);
 
   // Slow paths, out of line.
-  template <class KK, class VV>
-  [[gnu::noinline]] InsertResult insert_slow(Pending<KK, VV>&& item, std::uint64_t hash);
+  template <class KK, class... Args>
+  [[gnu::noinline]] InsertResult insert_slow(Pending<KK, Args...>&& item, std::uint64_t hash);
   // Growth for item: true if a rebuild into more buckets stored it (stats counted);
-  // false, having changed nothing, if the map cannot grow or no rebuild succeeds.
-  template <class KK, class VV>
-  bool grow_with(Pending<KK, VV>& item);
+  // false, having changed nothing (item included), if the map cannot grow or no rebuild
+  // succeeds. std::bad_alloc from a rebuild is such a failure; any other exception from
+  // constructing the item propagates, nothing changed.
+  template <class KK, class... Args>
+  bool grow_with(Pending<KK, Args...>& item);
   [[gnu::noinline]] void refill_from_stash(std::uint32_t bucket);
   template <class P>
   bool rebuild_with_seeds(std::uint32_t bucket_count, P* pending);

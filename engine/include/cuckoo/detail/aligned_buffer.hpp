@@ -17,16 +17,23 @@
 // buffer with any other allocator ignores the request (huge_pages() still reports it,
 // alignment() says kCacheLineBytes). AlignedBuffer is the std::allocator buffer.
 //
-// The allocator travels with the memory: a moved-to or swapped buffer owns the
-// allocator that allocated its bytes. The containers above decide the propagation
-// rules (select_on_container_copy_construction, propagate_on_container_*) and pass the
-// allocator they want to the constructors.
+// Propagation follows std::allocator_traits of the rebound allocator, as the standard
+// containers do: a copy constructs its allocator with
+// select_on_container_copy_construction; copy and move assignment and swap bring the
+// other buffer's allocator along only when propagate_on_container_copy_assignment /
+// _move_assignment / _swap says so, and otherwise keep this buffer's. So a
+// non-propagating allocator that cannot even be assigned (std::pmr::polymorphic_allocator)
+// works. A move assignment between unequal, non-propagating allocators copies the bytes
+// into this buffer's allocator's memory; swap between them is not allowed (asserted in
+// debug builds, as for the standard containers, whose swap is undefined then). take()
+// is the primitive the containers above build their own assignments from.
 //
 // Copies are deep and keep the huge-page request; a moved-from buffer is empty.
 // Not thread-safe; const members may run concurrently with each other.
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -57,6 +64,12 @@ class BasicAlignedBuffer {
   static constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
   // Only std::allocator can give the huge-page alignment (see the file comment).
   static constexpr bool kHugePagesPossible = std::is_same_v<LineAlloc, std::allocator<CacheLine>>;
+  static constexpr bool kPropagateOnCopy =
+      LineTraits::propagate_on_container_copy_assignment::value;
+  static constexpr bool kPropagateOnMove =
+      LineTraits::propagate_on_container_move_assignment::value;
+  static constexpr bool kPropagateOnSwap = LineTraits::propagate_on_container_swap::value;
+  static constexpr bool kAlwaysEqual = LineTraits::is_always_equal::value;
 
   BasicAlignedBuffer() = default;
   explicit BasicAlignedBuffer(const Alloc& alloc) : alloc_(alloc) {}
@@ -77,10 +90,18 @@ class BasicAlignedBuffer {
   BasicAlignedBuffer(const BasicAlignedBuffer& other)
       : BasicAlignedBuffer(other, std::allocator_traits<Alloc>::select_on_container_copy_construction(
                                       other.allocator())) {}
+  // A deep copy of other into memory of this buffer's allocator, or of other's (which
+  // then replaces this one) when propagate_on_container_copy_assignment. Throws what the
+  // allocator throws, leaving this buffer unchanged.
   BasicAlignedBuffer& operator=(const BasicAlignedBuffer& other) {
     if (this != &other) {
-      BasicAlignedBuffer copy(other, allocator());
-      swap(copy);
+      if constexpr (kPropagateOnCopy) {
+        BasicAlignedBuffer copy(other, other.allocator());
+        take<true>(copy);
+      } else {
+        BasicAlignedBuffer copy(other, allocator());
+        take<false>(copy);
+      }
     }
     return *this;
   }
@@ -90,23 +111,57 @@ class BasicAlignedBuffer {
         size_(std::exchange(other.size_, 0)),
         alignment_(std::exchange(other.alignment_, kCacheLineBytes)),
         huge_pages_(other.huge_pages_) {}
-  BasicAlignedBuffer& operator=(BasicAlignedBuffer&& other) noexcept {
+  // Takes other's bytes, with other's allocator when
+  // propagate_on_container_move_assignment; keeping this allocator, when the two compare
+  // equal; otherwise copies the bytes into memory of this buffer's allocator (which may
+  // throw, leaving both buffers unchanged). other ends empty.
+  BasicAlignedBuffer& operator=(BasicAlignedBuffer&& other) noexcept(kPropagateOnMove ||
+                                                                     kAlwaysEqual) {
     if (this != &other) {
-      BasicAlignedBuffer moved(std::move(other));
-      swap(moved);
+      if constexpr (kPropagateOnMove) {
+        take<true>(other);
+      } else if (kAlwaysEqual || alloc_ == other.alloc_) {
+        take<false>(other);
+      } else {
+        BasicAlignedBuffer copy(other, allocator());
+        take<false>(copy);
+        other.release();
+      }
     }
     return *this;
   }
   ~BasicAlignedBuffer() { release(); }
 
-  // Swaps contents and allocators (the allocator stays with its memory).
+  // Exchanges the bytes; the allocators too only when propagate_on_container_swap.
+  // REQUIRES: that, or allocators that compare equal (asserted in debug builds): each
+  // buffer's memory must go back to an allocator that can free it.
   void swap(BasicAlignedBuffer& other) noexcept {
-    using std::swap;
-    swap(alloc_, other.alloc_);
-    swap(data_, other.data_);
-    swap(size_, other.size_);
-    swap(alignment_, other.alignment_);
-    swap(huge_pages_, other.huge_pages_);
+    if constexpr (kPropagateOnSwap) {
+      using std::swap;
+      swap(alloc_, other.alloc_);
+    } else {
+      assert(kAlwaysEqual || alloc_ == other.alloc_);
+    }
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(alignment_, other.alignment_);
+    std::swap(huge_pages_, other.huge_pages_);
+  }
+
+  // Frees this buffer's bytes and takes other's (with its huge-page request), leaving
+  // other empty; takes other's allocator too when TakeAllocator (Alloc must then be
+  // copy assignable), else keeps this one. REQUIRES: TakeAllocator, or allocators that
+  // compare equal (asserted in debug builds).
+  template <bool TakeAllocator>
+  void take(BasicAlignedBuffer& other) noexcept {
+    assert(TakeAllocator || kAlwaysEqual || alloc_ == other.alloc_);
+    if (this == &other) return;
+    release();
+    if constexpr (TakeAllocator) alloc_ = other.alloc_;
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    alignment_ = std::exchange(other.alignment_, kCacheLineBytes);
+    huge_pages_ = other.huge_pages_;
   }
 
   Alloc allocator() const noexcept { return Alloc(alloc_); }

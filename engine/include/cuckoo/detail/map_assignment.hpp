@@ -22,7 +22,7 @@ CUCKOO_MAP& CUCKOO_MAP::operator=(const CuckooMap& other) {
     bucket_count_ = other.bucket_count_;
     size_ = other.size_;
     stash_count_ = other.stash_count_;
-    slots_.swap(copy);
+    slots_.template take<AllocTraits::propagate_on_container_copy_assignment::value>(copy);
     stats_ = other.stats_;
     hasher_ = other.hasher_;
     key_eq_ = other.key_eq_;
@@ -30,17 +30,21 @@ CUCKOO_MAP& CUCKOO_MAP::operator=(const CuckooMap& other) {
   return *this;
 }
 
+// As the standard containers: with propagate_on_container_move_assignment the memory and
+// the allocator move over; otherwise this map keeps its allocator, and takes other's
+// memory only when the allocators compare equal (so this allocator can free it), else
+// moves the items one by one into memory of its own.
 CUCKOO_MAP_TEMPLATE
 CUCKOO_MAP& CUCKOO_MAP::operator=(CuckooMap&& other) noexcept(
     (AllocTraits::propagate_on_container_move_assignment::value ||
      AllocTraits::is_always_equal::value) &&
     std::is_nothrow_move_assignable_v<Hasher> && std::is_nothrow_move_assignable_v<KeyEqual>) {
   if (this != &other) {
-    if constexpr (AllocTraits::propagate_on_container_move_assignment::value ||
-                  AllocTraits::is_always_equal::value) {
-      slots_ = std::move(other.slots_);
-    } else if (slots_.allocator() == other.slots_.allocator()) {
-      slots_ = std::move(other.slots_);
+    if constexpr (AllocTraits::propagate_on_container_move_assignment::value) {
+      slots_.template take<true>(other.slots_);
+    } else if (AllocTraits::is_always_equal::value ||
+               slots_.allocator() == other.slots_.allocator()) {
+      slots_.template take<false>(other.slots_);
     } else {
       // A moved-from source has no storage at all: then neither has this map.
       Slots moved = other.slots_.empty()
@@ -52,8 +56,9 @@ CUCKOO_MAP& CUCKOO_MAP::operator=(CuckooMap&& other) noexcept(
           moved.emplace(pos, other.slots_.tag(pos), std::move(other.slots_.item(pos)));
         }
       }
-      slots_.swap(moved);
-      other.slots_ = Slots(other.slots_.allocator());
+      slots_.template take<false>(moved);
+      Slots none(other.slots_.allocator());
+      other.slots_.template take<false>(none);  // frees other's memory, keeps its allocator
     }
     config_ = other.config_;
     seed_ = other.seed_;

@@ -89,7 +89,8 @@ bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, P* pending) {
 // new candidate bucket, or stay in the stash. The pending item needs a free slot in one of
 // its new buckets: that is decided first, from the items that will go there, and when
 // neither has one this returns false having changed nothing, and the general rebuild
-// runs. Allocation (std::bad_alloc) comes before any move; after it, nothing can fail.
+// runs. Allocation (std::bad_alloc) and the construction of the pending item come before
+// any move; after them, nothing can fail.
 CUCKOO_MAP_TEMPLATE
 template <class P>
 bool CUCKOO_MAP::rebuild_doubled(P* pending) {
@@ -128,12 +129,10 @@ bool CUCKOO_MAP::rebuild_doubled(P* pending) {
   Slots new_slots(new_buckets, config_.huge_pages, slots_.allocator());  // may throw
   std::size_t pending_position = kNoPosition;
   if constexpr (!std::is_same_v<P, NoPending>) {
-    using KK = decltype(pending->key);
-    using VV = decltype(pending->value);
     if (pending != nullptr) {
+      // Constructed first, before any item moves: if that throws, nothing changed.
       pending_position = slot_index(pending_bucket, 0);
-      new_slots.emplace(pending_position, detail::map_tag(pending_hash),
-                        std::forward<KK>(pending->key), std::forward<VV>(pending->value));
+      pending->place(new_slots, pending_position, detail::map_tag(pending_hash));
     }
   }
   const std::size_t old_table_slots = table_slots();
@@ -168,10 +167,11 @@ bool CUCKOO_MAP::rebuild_doubled(P* pending) {
 
 // Rebuilds the table with bucket_count buckets and seed, adding *pending if given.
 // Phase 1 (may fail, may throw std::bad_alloc) allocates everything and places handles
-// (old slot positions; pending is handle slots_.size()) with the same search as insert.
-// Phase 2 (cannot fail: nothrow moves only) moves the items to their planned slots and
-// moves the pending item in. Returns false, having changed nothing but stats (pending
-// included), when phase 1 cannot place every item.
+// (old slot positions; pending is handle slots_.size()) with the same search as insert,
+// then constructs the pending item in its planned slot (which may throw: nothing has
+// moved yet). Phase 2 (cannot fail: nothrow moves only) moves the items to their planned
+// slots. Returns false, having changed nothing but stats (pending included), when phase
+// 1 cannot place every item.
 CUCKOO_MAP_TEMPLATE
 template <class P>
 bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, P* pending) {
@@ -218,20 +218,29 @@ bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, P* pend
     ++new_stash_count;
   }
 
+  if constexpr (!std::is_same_v<P, NoPending>) {
+    if (pending != nullptr) {
+      // The pending handle was placed last, so no search moved it: it is in one of its
+      // buckets or the stash.
+      const std::uint64_t hash = hashes[old_positions];
+      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count);
+      std::size_t at = kNoPosition;
+      for (unsigned s = 0; s < SlotsPerBucket && at == kNoPosition; ++s) {
+        if (placement[slot_index(pair.first, s)] == old_positions) at = slot_index(pair.first, s);
+        if (placement[slot_index(pair.second, s)] == old_positions) at = slot_index(pair.second, s);
+      }
+      for (std::size_t i = 0; i < kStashSlots && at == kNoPosition; ++i) {
+        if (placement[new_table_slots + i] == old_positions) at = new_table_slots + i;
+      }
+      assert(at != kNoPosition);
+      pending->place(new_slots, at, detail::map_tag(hash));  // may throw: nothing moved yet
+      last_slow_position_ = at;
+    }
+  }
   for (std::size_t pos = 0; pos < placement.size(); ++pos) {  // bounded by the slots
     const std::uint64_t handle = placement[pos];
-    if (handle == kNoHandle) continue;
-    if (handle != old_positions) {
-      new_slots.emplace(pos, detail::map_tag(hashes[handle]), std::move(slots_.item(handle)));
-      continue;
-    }
-    if constexpr (!std::is_same_v<P, NoPending>) {
-      using KK = decltype(pending->key);
-      using VV = decltype(pending->value);
-      new_slots.emplace(pos, detail::map_tag(hashes[handle]), std::forward<KK>(pending->key),
-                        std::forward<VV>(pending->value));
-      last_slow_position_ = pos;
-    }
+    if (handle == kNoHandle || handle == old_positions) continue;
+    new_slots.emplace(pos, detail::map_tag(hashes[handle]), std::move(slots_.item(handle)));
   }
   slots_.swap(new_slots);
   bucket_count_ = bucket_count;

@@ -35,7 +35,12 @@
 // Invariants kept: every stored key is in one of its two candidate buckets or in the
 // stash at every moment (path moves run from the end of the path backwards), no key is
 // stored twice, and a refused insert (kFull, or std::bad_alloc turned into kFull)
-// changes nothing but stats and leaves the caller's arguments as they were.
+// changes nothing but stats and leaves the caller's arguments as they were. For that,
+// the new item travels as a Pending (its key and its value's constructor arguments, by
+// reference) and is constructed only where it is stored, once the insert cannot fail
+// any more: in the free slot of the hot path, in a free stash slot, first of all in a
+// rebuild's new slots (before any item moves into them), and, when the construction
+// may throw, before the items of a cuckoo path move (then moved in at the end).
 #pragma once
 
 #ifndef CUCKOO_MAP
@@ -65,14 +70,9 @@ struct CUCKOO_MAP::LiveView {
 CUCKOO_MAP_TEMPLATE
 template <class KK, class... Args>
 InsertResult CUCKOO_MAP::try_emplace_impl(KK&& key, Args&&... args) {
-  if (contains(key)) return InsertResult::kExists;
-  try {
-    V value(std::forward<Args>(args)...);
-    return insert_impl(std::forward<KK>(key), std::move(value), false);
-  } catch (const std::bad_alloc&) {
-    ++stats_.full_rejections;
-    return InsertResult::kFull;
-  }
+  const std::uint64_t hash = hash_key(key);
+  if (position_of(key, hash) != kNoPosition) return InsertResult::kExists;
+  return insert_absent(hash, std::forward<KK>(key), std::forward<Args>(args)...);
 }
 
 CUCKOO_MAP_TEMPLATE
@@ -96,13 +96,7 @@ V& CUCKOO_MAP::subscript(KK&& key) {
       ++stats_.inserts;
       return slots_.item(slot).second;
     }
-    V value{};
-    if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, V&&>) {
-      result = insert_slow(Pending<KK, V>{std::forward<KK>(key), std::move(value)}, hash);
-    } else {
-      value_type item(std::forward<KK>(key), std::move(value));
-      result = insert_slow(Pending<K, V>{std::move(item.first), std::move(item.second)}, hash);
-    }
+    result = insert_slow(Pending<KK>{std::forward<KK>(key), {}}, hash);  // V() when stored
   } catch (const std::bad_alloc&) {
     ++stats_.full_rejections;
   }
@@ -131,13 +125,14 @@ void CUCKOO_MAP::refill_from_stash(std::uint32_t bucket) {
 }
 
 // Every step here either completes or changes nothing the caller can see: the path
-// search only reads (and may throw std::bad_alloc before anything moved); the path moves
-// are nothrow moves that keep every item in one of its buckets; the item itself goes in
-// last, by a nothrow move (insert_impl copied it beforehand where a copy could throw);
-// growth is all-or-nothing (rebuild).
+// search only reads (and may throw std::bad_alloc before anything moved); the item is
+// constructed only once it has a place (a found path, a free stash slot, a rebuild that
+// placed everything); the path moves are nothrow moves that keep every item in one of
+// its buckets, and when constructing the item may throw it is built before they run and
+// moved in after them; growth is all-or-nothing (rebuild).
 CUCKOO_MAP_TEMPLATE
-template <class KK, class VV>
-InsertResult CUCKOO_MAP::insert_slow(Pending<KK, VV>&& item, std::uint64_t hash) {
+template <class KK, class... Args>
+InsertResult CUCKOO_MAP::insert_slow(Pending<KK, Args...>&& item, std::uint64_t hash) {
   bool growth_failed = false;
   if (bucket_count_ != 0) {
     // A map that may still grow grows instead of searching once it is kGrowLoadPercent
@@ -156,10 +151,16 @@ InsertResult CUCKOO_MAP::insert_slow(Pending<KK, VV>&& item, std::uint64_t hash)
     detail::MapCuckooPath path;
     ++stats_.bfs_searches;
     if (search_.find_path(view, pair.first, pair.second, config_.max_path_length, path)) {
-      detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
-      last_slow_position_ = slot_index(path.hops[0].bucket, path.hops[0].slot);
-      slots_.emplace(last_slow_position_, detail::map_tag(hash), std::forward<KK>(item.key),
-                     std::forward<VV>(item.value));
+      const std::size_t target = slot_index(path.hops[0].bucket, path.hops[0].slot);
+      if constexpr (Pending<KK, Args...>::kNothrow) {
+        detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
+        item.place(slots_, target, detail::map_tag(hash));
+      } else {
+        value_type built = item.build();  // may throw: nothing has moved yet
+        detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
+        slots_.emplace(target, detail::map_tag(hash), std::move(built));
+      }
+      last_slow_position_ = target;
       stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
       ++size_;
       ++stats_.inserts;
@@ -170,9 +171,8 @@ InsertResult CUCKOO_MAP::insert_slow(Pending<KK, VV>&& item, std::uint64_t hash)
       const std::size_t stash = table_slots();
       for (std::size_t i = 0; i < kStashSlots; ++i) {
         if (!slots_.occupied(stash + i)) {
+          item.place(slots_, stash + i, detail::map_tag(hash));  // may throw: slot stays empty
           last_slow_position_ = stash + i;
-          slots_.emplace(stash + i, detail::map_tag(hash), std::forward<KK>(item.key),
-                         std::forward<VV>(item.value));
           ++stash_count_;
           ++size_;
           ++stats_.inserts;
@@ -188,8 +188,8 @@ InsertResult CUCKOO_MAP::insert_slow(Pending<KK, VV>&& item, std::uint64_t hash)
 }
 
 CUCKOO_MAP_TEMPLATE
-template <class KK, class VV>
-bool CUCKOO_MAP::grow_with(Pending<KK, VV>& item) {
+template <class KK, class... Args>
+bool CUCKOO_MAP::grow_with(Pending<KK, Args...>& item) {
   try {
     const std::uint32_t initial = initial_bucket_count(config_);
     if (bucket_count_ == 0 && rebuild_with_seeds(initial, &item)) {  // moved-from map
@@ -211,7 +211,8 @@ bool CUCKOO_MAP::grow_with(Pending<KK, VV>& item) {
       }
     }
   } catch (const std::bad_alloc&) {
-    // A rebuild allocates everything before it moves anything: nothing changed.
+    // A rebuild allocates everything, and constructs the item, before it moves anything:
+    // nothing changed.
   }
   return false;
 }
@@ -221,37 +222,43 @@ template <class KK, class VV>
 inline auto CUCKOO_MAP::insert_impl(KK&& key, VV&& value, bool assign) -> InsertResult {
   const std::uint64_t hash = hash_key(key);
   const std::size_t pos = position_of(key, hash);
-  // Memory running out anywhere below is a refused insert (kFull); every step below
-  // either completes or changes nothing (see insert_slow).
-  try {
-    if (pos != kNoPosition) {
-      if (!assign) return InsertResult::kExists;
+  if (pos != kNoPosition) {
+    if (!assign) return InsertResult::kExists;
+    try {
       slots_.item(pos).second = std::forward<VV>(value);
-      ++stats_.updates;
-      return InsertResult::kUpdated;
+    } catch (const std::bad_alloc&) {  // a copy assignment that ran out of memory
+      ++stats_.full_rejections;
+      return InsertResult::kFull;
     }
+    ++stats_.updates;
+    return InsertResult::kUpdated;
+  }
+  return insert_absent(hash, std::forward<KK>(key), std::forward<VV>(value));
+}
+
+CUCKOO_MAP_TEMPLATE
+template <class KK, class... Args>
+inline auto CUCKOO_MAP::insert_absent(std::uint64_t hash, KK&& key, Args&&... args)
+    -> InsertResult {
+  // Memory running out anywhere below is a refused insert (kFull); every step below
+  // either completes or changes nothing (see insert_slow). The item is constructed only
+  // in the slot that stores it.
+  try {
     if (bucket_count_ != 0) [[likely]] {
       const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
       std::size_t slot = free_slot_in(pair.first);
       if (slot == kNoPosition) slot = free_slot_in(pair.second);
       if (slot != kNoPosition) [[likely]] {
-        slots_.emplace(slot, detail::map_tag(hash), std::forward<KK>(key),
-                       std::forward<VV>(value));
+        emplace_item(slots_, slot, detail::map_tag(hash), std::forward<KK>(key),
+                     std::forward<Args>(args)...);
         ++size_;
         ++stats_.inserts;
         return InsertResult::kInserted;
       }
     }
-    if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, VV&&>) {
-      // Moves only: the item goes in at the end, once it has a place.
-      return insert_slow(Pending<KK, VV>{std::forward<KK>(key), std::forward<VV>(value)}, hash);
-    } else {
-      // A copy can throw: make it now, before any item moves, so that the steps that
-      // place the item only move (nothrow). The arguments copied are the caller's const
-      // ones, which stay as they were.
-      value_type item(std::forward<KK>(key), std::forward<VV>(value));
-      return insert_slow(Pending<K, V>{std::move(item.first), std::move(item.second)}, hash);
-    }
+    return insert_slow(Pending<KK, Args...>{std::forward<KK>(key),
+                                            std::forward_as_tuple(std::forward<Args>(args)...)},
+                       hash);
   } catch (const std::bad_alloc&) {
     ++stats_.full_rejections;
     return InsertResult::kFull;

@@ -20,8 +20,10 @@
 // emplace() and destroyed on reset(), clear() and destruction, so any K and V work
 // (strings included).
 //
-// Memory comes from Alloc (rebound to cache lines, see aligned_buffer.hpp); the storage
-// keeps the allocator with its memory, and CuckooMap applies the propagation rules.
+// Memory comes from Alloc (rebound to cache lines, see aligned_buffer.hpp). Swap and move
+// assignment follow the propagate_on_container_* traits (aligned_buffer.hpp) and REQUIRE
+// equal allocators where those say not to propagate; CuckooMap's assignments build on
+// take(), which says explicitly whether the allocator comes along.
 // Copies are deep (copy-constructing each item; a throwing copy leaves nothing behind);
 // a moved-from storage has no positions. Not thread-safe; const members may run
 // concurrently with each other.
@@ -102,7 +104,7 @@ class MapSlots {
   MapSlots& operator=(const MapSlots& other) {
     if (this != &other) {
       MapSlots copy(other, allocator());
-      swap(copy);
+      take<false>(copy);
     }
     return *this;
   }
@@ -111,20 +113,36 @@ class MapSlots {
         tags_(std::move(other.tags_)),
         bucket_count_(std::exchange(other.bucket_count_, 0)),
         positions_(std::exchange(other.positions_, 0)) {}
+  // Takes other's memory, and its allocator when propagate_on_container_move_assignment.
+  // REQUIRES: that, or allocators that compare equal (the items cannot move one by one
+  // here: CuckooMap's move assignment does that).
   MapSlots& operator=(MapSlots&& other) noexcept {
-    if (this != &other) {
-      MapSlots moved(std::move(other));
-      swap(moved);
-    }
+    take<std::allocator_traits<Alloc>::propagate_on_container_move_assignment::value>(other);
     return *this;
   }
   ~MapSlots() { destroy_all(); }
 
+  // Exchanges the contents; the allocators only when propagate_on_container_swap.
+  // REQUIRES: that, or allocators that compare equal (asserted in debug builds).
   void swap(MapSlots& other) noexcept {
     items_.swap(other.items_);
     tags_.swap(other.tags_);
     std::swap(bucket_count_, other.bucket_count_);
     std::swap(positions_, other.positions_);
+  }
+
+  // Destroys this storage's items, frees its memory and takes other's, leaving other
+  // with no positions; takes other's allocator too when TakeAllocator (Alloc must then be
+  // copy assignable), else keeps this one. REQUIRES: TakeAllocator, or allocators that
+  // compare equal (asserted in debug builds).
+  template <bool TakeAllocator>
+  void take(MapSlots& other) noexcept {
+    if (this == &other) return;
+    if constexpr (!std::is_trivially_destructible_v<value_type>) destroy_all();
+    items_.template take<TakeAllocator>(other.items_);
+    tags_.template take<TakeAllocator>(other.tags_);
+    bucket_count_ = std::exchange(other.bucket_count_, 0);
+    positions_ = std::exchange(other.positions_, 0);
   }
 
   static constexpr std::size_t position_count_for(std::uint32_t bucket_count) noexcept {
@@ -162,12 +180,22 @@ class MapSlots {
   }
 
   // Constructs an item with tag `tag` in pos from args. If the construction throws, pos
-  // stays unoccupied. REQUIRES: !occupied(pos), tag != 0 (map_tag of the item's hash).
+  // stays unoccupied (its storage zero bytes again). REQUIRES: !occupied(pos), tag != 0
+  // (map_tag of the item's hash).
   template <class... Args>
   value_type& emplace(std::size_t pos, std::uint8_t tag, Args&&... args) {
     assert(!occupied(pos) && tag != 0);
-    value_type* p = ::new (static_cast<void*>(slot_pointer(pos)))
-        value_type(std::forward<Args>(args)...);
+    value_type* p;
+    if constexpr (std::is_nothrow_constructible_v<value_type, Args&&...>) {
+      p = ::new (static_cast<void*>(slot_pointer(pos))) value_type(std::forward<Args>(args)...);
+    } else {
+      try {
+        p = ::new (static_cast<void*>(slot_pointer(pos))) value_type(std::forward<Args>(args)...);
+      } catch (...) {
+        zero_storage(pos);  // a member constructed before the throw may have written it
+        throw;
+      }
+    }
     tags_.data()[pos] = tag;
     return *p;
   }

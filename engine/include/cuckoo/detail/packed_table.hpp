@@ -116,7 +116,12 @@ class BasicPackedTable {
   BasicPackedTable(std::uint32_t bucket_count, unsigned slots, unsigned bits,
                    bool huge_pages = false, const Alloc& alloc = Alloc(),
                    BucketLayout layout = BucketLayout::kUnsorted)
-      : bucket_count_(bucket_count),
+      // Built in place: assigning a buffer made with alloc to the default-constructed one
+      // would keep the default allocator when the allocator does not propagate.
+      : bytes_(static_cast<std::size_t>(data_bytes_for(bucket_count, slots, bits, layout)) +
+                   kPaddingBytes,
+               huge_pages, alloc),
+        bucket_count_(bucket_count),
         slots_(slots),
         bits_(bits),
         bucket_bits_(bucket_bits_for(slots, bits, layout)),
@@ -126,7 +131,6 @@ class BasicPackedTable {
     assert(bits >= kMinBits && bits <= kMaxBits);
     assert(layout_fits(layout, slots, bits));
     data_bytes_ = static_cast<std::size_t>(data_bytes_for(bucket_count, slots, bits, layout));
-    bytes_ = BasicAlignedBuffer<Alloc>(data_bytes_ + kPaddingBytes, huge_pages, alloc);
 
     const unsigned per_word = 64 / bits;
     chunk_slots_ = slots < per_word ? slots : per_word;
