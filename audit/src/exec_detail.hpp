@@ -14,7 +14,11 @@ namespace cuckoo::audit::exec_detail {
 
 // `text` with non-printable bytes as \xNN, cut at `limit` bytes ("..." appended).
 std::string printable(std::string_view text, std::size_t limit = 120);
-// A non-negative decimal integer of at most 20 digits that fits 64 bits.
+// A decimal number as the subject wrote it: digits only; kTooLarge past 2^64 - 1 (never
+// wrapped). `value` is set only for kOk.
+enum class Decimal { kOk, kNotDecimal, kTooLarge };
+Decimal parse_decimal(std::string_view text, std::uint64_t& value);
+// A non-negative decimal integer that fits 64 bits (parse_decimal gives kOk).
 bool parse_u64_text(std::string_view text, std::uint64_t& value);
 // "0.5 s".
 std::string seconds_text(double seconds);

@@ -59,17 +59,26 @@ std::string printable(std::string_view text, std::size_t limit) {
   return out;
 }
 
-bool parse_u64_text(std::string_view text, std::uint64_t& value) {
-  if (text.empty() || text.size() > 20) return false;
+Decimal parse_decimal(std::string_view text, std::uint64_t& value) {
+  if (text.empty()) return Decimal::kNotDecimal;
   std::uint64_t v = 0;
+  bool too_large = false;
   for (const char c : text) {
-    if (c < '0' || c > '9') return false;
+    if (c < '0' || c > '9') return Decimal::kNotDecimal;
     const auto digit = static_cast<std::uint64_t>(c - '0');
-    if (v > (UINT64_MAX - digit) / 10) return false;
+    if (too_large || v > (UINT64_MAX - digit) / 10) {
+      too_large = true;  // read on: "12x" past 2^64 is still not a decimal
+      continue;
+    }
     v = v * 10 + digit;
   }
+  if (too_large) return Decimal::kTooLarge;
   value = v;
-  return true;
+  return Decimal::kOk;
+}
+
+bool parse_u64_text(std::string_view text, std::uint64_t& value) {
+  return parse_decimal(text, value) == Decimal::kOk;
 }
 
 std::string seconds_text(double seconds) {
@@ -349,6 +358,19 @@ void ExecDeclarations::set(std::string_view key, std::string_view value) {
   auto bad = [&](const std::string& allowed) -> void {
     throw std::invalid_argument("'" + printable(given) + "': " + allowed);
   };
+  // A decimal declaration: false when it is not one; a number past 2^64 - 1 is named as
+  // such (it must not wrap into range).
+  auto decimal = [&](std::uint64_t& n, const std::string& allowed) -> bool {
+    switch (exec_detail::parse_decimal(value, n)) {
+      case exec_detail::Decimal::kOk: return true;
+      case exec_detail::Decimal::kTooLarge:
+        bad(printable(value) + " is larger than 2^64 - 1 = " + std::to_string(UINT64_MAX) +
+            " (" + allowed + ")");
+        break;
+      case exec_detail::Decimal::kNotDecimal: break;
+    }
+    return false;
+  };
   std::uint64_t n = 0;
   if (key == "kind") {
     if (value == "filter") {
@@ -365,7 +387,14 @@ void ExecDeclarations::set(std::string_view key, std::string_view value) {
     }
     name = std::string(value);
   } else if (key == "capacity") {
-    if (!parse_u64_text(value, n) || n == 0) bad("capacity is an integer >= 1");
+    const std::string allowed = "capacity is an integer 1.." + std::to_string(kMaxAuditCapacity);
+    if (!decimal(n, allowed) || n == 0) bad(allowed);
+    if (n > kMaxAuditCapacity) {
+      bad("capacity is at most " + std::to_string(kMaxAuditCapacity) +
+          " (2^22), the largest capacity the auditor audits (a fill sends about 2.3 times "
+          "the capacity in inserts, all held in the auditor's memory); declare the capacity "
+          "of an instance built for fewer items");
+    }
     capacity = n;
   } else if (key == "fpr") {
     const std::string text(value);
@@ -378,18 +407,19 @@ void ExecDeclarations::set(std::string_view key, std::string_view value) {
     }
     fpr = rate;
   } else if (key == "fingerprint_bits") {
-    if (!parse_u64_text(value, n) || n < 1 || n > 32) bad("fingerprint_bits is 1..32");
+    if (!decimal(n, "fingerprint_bits is 1..32") || n < 1 || n > 32) bad("fingerprint_bits is 1..32");
     fingerprint_bits = static_cast<unsigned>(n);
   } else if (key == "slots_per_bucket") {
-    if (!parse_u64_text(value, n) || n < 1 || n > 64) bad("slots_per_bucket is 1..64");
+    if (!decimal(n, "slots_per_bucket is 1..64") || n < 1 || n > 64) bad("slots_per_bucket is 1..64");
     slots_per_bucket = static_cast<unsigned>(n);
   } else if (key == "max_copies") {
+    const std::string allowed = "max_copies is an integer >= 1 or none";
     if (value == "none") {
       max_copies = model::MultisetModel::kNoCopyLimit;
-    } else if (parse_u64_text(value, n) && n >= 1 && n < model::MultisetModel::kNoCopyLimit) {
+    } else if (decimal(n, allowed) && n >= 1 && n < model::MultisetModel::kNoCopyLimit) {
       max_copies = n;
     } else {
-      bad("max_copies is an integer >= 1 or none");
+      bad(allowed);
     }
   } else if (key == "deletes" || key == "clear") {
     if (value != "yes" && value != "no") bad(std::string(key) + " is yes or no");
@@ -444,10 +474,14 @@ ExecDeclarations parse_handshake(std::string_view raw) {
          std::to_string(kExecProtocolVersion) + " kind=...' as the first line");
   }
   std::uint64_t version = 0;
-  if (tokens.size() < 2 || !parse_u64_text(tokens[1], version)) {
+  const exec_detail::Decimal read =
+      tokens.size() < 2 ? exec_detail::Decimal::kNotDecimal : exec_detail::parse_decimal(tokens[1], version);
+  if (read == exec_detail::Decimal::kNotDecimal) {
     fail("the protocol version (an integer) must follow '" + std::string(kExecHandshakeWord) + "'");
   }
-  if (version != static_cast<std::uint64_t>(kExecProtocolVersion)) {
+  // A version past 2^64 - 1 is no version this auditor speaks either.
+  if (read == exec_detail::Decimal::kTooLarge ||
+      version != static_cast<std::uint64_t>(kExecProtocolVersion)) {
     fail("the subject speaks protocol version " + std::string(tokens[1]) +
          "; this auditor speaks version " + std::to_string(kExecProtocolVersion));
   }

@@ -659,9 +659,13 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
         }
         std::string error_text;
         if (!parse_response(slots[r], line, error_text)) {
+          std::uint64_t ignored = 0;
+          const bool too_large = slots[r].req == Req::kSize &&
+                                 exec_detail::parse_decimal(line, ignored) == exec_detail::Decimal::kTooLarge;
           return fail(r, SubjectFailure::kInvalidResponse,
                       "answered '" + describe_request(slots[r]) + "' with '" + printable(line) +
-                          "' (expected " + expected_responses(slots[r].req) + ", or error TEXT)");
+                          (too_large ? "', a number larger than 2^64 - 1" : "'") + " (expected " +
+                          expected_responses(slots[r].req) + ", or error TEXT)");
         }
         if (slots[r].resp == Resp::kError) error_texts[r] = std::move(error_text);
         ++stats_.responses;

@@ -2,7 +2,9 @@
 // pipelining over the session, the shadow of the checker's model, the restarts that ask
 // what was not recorded) and the audit itself. See exec.hpp.
 #include <algorithm>
+#include <atomic>
 #include <limits>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -352,15 +354,80 @@ AuditOptions exec_audit_options(const ExecSession& session, const AuditOptions& 
   return o;
 }
 
+// Notes the auditor's failed allocations while an exec audit runs. operator new calls the
+// new-handler when it cannot allocate; this one calls the handler installed before it (which
+// may free memory and return, so that the allocation is tried again) or throws
+// std::bad_alloc, and notes the failure when it throws. The checker turns an exception
+// during a trace into a violation and the measurements into a FAIL, both charged to the
+// subject; the note lets the audit say what really happened. One watch at a time (the
+// exec audit is single-threaded; a nested one only refreshes the note).
+class AllocationWatch {
+ public:
+  AllocationWatch() {
+    failed_.store(false);
+    if (depth_++ == 0) previous_ = std::set_new_handler(&AllocationWatch::handler);
+  }
+  ~AllocationWatch() {
+    if (--depth_ == 0) std::set_new_handler(previous_);
+  }
+  AllocationWatch(const AllocationWatch&) = delete;
+  AllocationWatch& operator=(const AllocationWatch&) = delete;
+
+  bool failed() const noexcept { return failed_.load(); }
+
+ private:
+  static void handler() {
+    if (previous_ != nullptr) {
+      try {
+        previous_();
+        return;
+      } catch (...) {
+        failed_.store(true);
+        throw;
+      }
+    }
+    failed_.store(true);
+    throw std::bad_alloc();
+  }
+
+  static inline std::atomic<bool> failed_{false};
+  static inline std::new_handler previous_ = nullptr;
+  static inline int depth_ = 0;
+};
+
+[[noreturn]] void out_of_memory(const ExecSession& session) {
+  const std::uint64_t capacity = session.declarations().capacity;
+  throw AuditorResourceError(
+      "the auditor ran out of memory" +
+      (capacity != 0 ? " auditing a subject that declares capacity=" + std::to_string(capacity)
+                     : std::string()) +
+      " (its own traces, models and recordings of the answers did not fit): this is a limit "
+      "of the auditor, not a finding about the subject; audit an instance built for fewer "
+      "items, or run the auditor with more memory");
+}
+
 }  // namespace
 
 Report audit_exec(ExecSession& session, const AuditOptions& options) {
   session.start();
   const ImplementationTraits traits = session.traits();
-  // The metadata (version, start time, command) come from audit_implementation; the
-  // command line is the CLI's to fill.
-  Report report = audit_implementation([&session] { return session.instance(); }, traits,
-                                       exec_audit_options(session, options));
+  const AllocationWatch watch;
+  AuditOptions o = exec_audit_options(session, options);
+  // Stop at the next step once an allocation has failed: what follows would be judged on
+  // a failure of the auditor.
+  o.on_step = [&watch, &session, on_step = options.on_step](const std::string& step) {
+    if (watch.failed()) out_of_memory(session);
+    if (on_step) on_step(step);
+  };
+  Report report;
+  try {
+    // The metadata (version, start time, command) come from audit_implementation; the
+    // command line is the CLI's to fill.
+    report = audit_implementation([&session] { return session.instance(); }, traits, o);
+  } catch (const std::bad_alloc&) {
+    out_of_memory(session);
+  }
+  if (watch.failed()) out_of_memory(session);
   report.subject = traits.name + " (declares: " + session.declarations().text() +
                    "; keys=" + to_string(session.options().keys) + ")";
   return report;
@@ -368,7 +435,15 @@ Report audit_exec(ExecSession& session, const AuditOptions& options) {
 
 std::optional<model::Violation> replay_exec(ExecSession& session, const model::Trace& trace) {
   session.start();
-  return replay_implementation([&session] { return session.instance(); }, session.traits(), trace);
+  const AllocationWatch watch;
+  std::optional<model::Violation> violation;
+  try {
+    violation = replay_implementation([&session] { return session.instance(); }, session.traits(), trace);
+  } catch (const std::bad_alloc&) {
+    out_of_memory(session);
+  }
+  if (watch.failed()) out_of_memory(session);
+  return violation;
 }
 
 }  // namespace cuckoo::audit

@@ -376,6 +376,26 @@ TEST(AdapterAudit, RejectsANameThatIsNotATraceName) {
                cuckoo::audit::UsageError);
 }
 
+// A capacity the auditor cannot fill (its fills hold about 2.3 capacity requests in
+// memory; its C6 cost overflows 64 bits) is refused before anything runs, naming the
+// limit, instead of ending in a length error or an allocation failure.
+TEST(AdapterAudit, RejectsACapacityAboveTheAuditorsLimit) {
+  for (const std::uint64_t capacity : {cuckoo::audit::kMaxAuditCapacity + 1,
+                                       std::uint64_t{18446744073709551615ULL}}) {
+    ImplementationTraits t = set_traits("huge.set");
+    t.capacity = capacity;
+    try {
+      cuckoo::audit::audit_implementation([] { return SetAdapter{}; }, t, small_options());
+      ADD_FAILURE() << "capacity " << capacity << " accepted";
+    } catch (const cuckoo::audit::UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("ImplementationTraits::capacity " +
+                                           std::to_string(capacity) + " is above 4194304"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // ---- what the audit used to miss -------------------------------------------------------
 
 // A cuckoo-filter-like multiset (b = 4, no copy limit: insert returns bool) with a victim

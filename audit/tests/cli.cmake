@@ -15,6 +15,14 @@ file(WRITE ${CUCKOO_CLI_DIR}/unknown_engine.trace "engine hopscotch capacity=8 s
 file(WRITE ${CUCKOO_CLI_DIR}/bad_config.trace
   "engine filter capacity=8 seed=1 fingerprint_bits=99\ninsert 1\n")
 file(WRITE ${CUCKOO_CLI_DIR}/wrong_op.trace "engine filter capacity=8 seed=1\nfind 1\n")
+# Header parameters no engine reads (a misspelt name would be ignored and the default
+# replayed), given twice, or out of range for the engine.
+file(WRITE ${CUCKOO_CLI_DIR}/unknown_parameter.trace
+  "# cuckoo trace v1\nengine filter capacity=8 fingerprint_bit=4 seed=1\ninsert 1\ncontains 1\n")
+file(WRITE ${CUCKOO_CLI_DIR}/unknown_map_parameter.trace
+  "engine map initial_capacity=8 seed=1 slot_per_bucket=2\ninsert 1 2\n")
+file(WRITE ${CUCKOO_CLI_DIR}/repeated_parameter.trace
+  "engine filter capacity=8 seed=1 fingerprint_bits=8 fingerprint_bits=16\ninsert 1\n")
 # Traces of other implementations: one as cuckoo-audit exec writes them (keys=, the replay
 # command as the last comment), one as audit_implementation does (kind=).
 file(WRITE ${CUCKOO_CLI_DIR}/exec.trace
@@ -105,7 +113,13 @@ cuckoo_cli_test(replay_missing_seed 2 "replay|${CUCKOO_CLI_DIR}/no_seed.trace"
 cuckoo_cli_test(replay_unknown_engine 2 "replay|${CUCKOO_CLI_DIR}/unknown_engine.trace"
   OUTPUT "unknown engine 'hopscotch'")
 cuckoo_cli_test(replay_bad_config 2 "replay|${CUCKOO_CLI_DIR}/bad_config.trace"
-  OUTPUT "fingerprint_bits")
+  OUTPUT "bad_config.trace: line 1: parameter 'fingerprint_bits' of engine filter is out of range: is 99; allowed range 4..32")
+cuckoo_cli_test(replay_unknown_parameter 2 "replay|${CUCKOO_CLI_DIR}/unknown_parameter.trace"
+  OUTPUT "unknown_parameter.trace: line 2: unknown parameter 'fingerprint_bit' in the header of engine filter \\(it accepts capacity, seed, fingerprint_bits, slots_per_bucket, max_kicks, semi_sorted\\); did you mean 'fingerprint_bits'\\?")
+cuckoo_cli_test(replay_unknown_map_parameter 2 "replay|${CUCKOO_CLI_DIR}/unknown_map_parameter.trace"
+  OUTPUT "line 1: unknown parameter 'slot_per_bucket' in the header of engine map \\(it accepts initial_capacity, seed, slots_per_bucket, max_capacity, max_path_length\\)")
+cuckoo_cli_test(replay_repeated_parameter 2 "replay|${CUCKOO_CLI_DIR}/repeated_parameter.trace"
+  OUTPUT "repeated_parameter.trace: line 1: expected each parameter once, found 'fingerprint_bits' again")
 cuckoo_cli_test(replay_op_the_engine_lacks 2 "replay|${CUCKOO_CLI_DIR}/wrong_op.trace"
   OUTPUT "'find 1'")
 # A trace of another implementation: exit 2, and how to replay it where it belongs.
@@ -187,6 +201,18 @@ if(CUCKOO_PYTHON3)
   cuckoo_cli_test(exec_unknown_declaration 2 "exec|--|${py}|unknown-key"
     OUTPUT "unknown declaration 'capcity'")
   cuckoo_cli_test(exec_missing_kind 2 "exec|--|${py}|no-kind" OUTPUT "kind= \\(filter or set\\) is required")
+  # Numbers past 2^64 - 1 are refused, never read modulo 2^64 (version 1, capacity 1); a
+  # capacity past the auditor's limit is refused at the handshake, before any fill.
+  cuckoo_cli_test(exec_version_past_2_64 2 "exec|--|${py}|version-past-2-64"
+    OUTPUT "bad handshake: the subject speaks protocol version 18446744073709551617; this auditor speaks version 1")
+  cuckoo_cli_test(exec_capacity_past_2_64 2 "exec|--|${py}|capacity-past-2-64"
+    OUTPUT "bad handshake: 'capacity=18446744073709551617': 18446744073709551617 is larger than 2\\^64 - 1 = 18446744073709551615 \\(capacity is an integer 1..4194304\\)")
+  cuckoo_cli_test(exec_capacity_past_the_limit 2 "exec|--|${py}|huge-capacity"
+    OUTPUT "bad handshake: 'capacity=18446744073709551615': capacity is at most 4194304 \\(2\\^22\\), the largest capacity the auditor audits")
+  cuckoo_cli_test(exec_size_past_2_64_is_a_finding 1
+    "exec|--claims|C7|--out|${CUCKOO_CLI_DIR}/exec-size64|--|${py}|size-past-2-64"
+    OUTPUT "C7 +py.size64 +FAIL.*answered 'size' with '1844674407370955161[0-9]', a number larger than 2\\^64 - 1"
+    CLEAN "${CUCKOO_CLI_DIR}/exec-size64")
   cuckoo_cli_test(exec_bad_claims_file 2 "exec|--claims-file|${CUCKOO_CLI_DIR}/bad.claims|--|${py}|set"
     OUTPUT "bad.claims:3: 'size=sometimes'")
   # A correct subject: exit 0, the reports, the declarations in the report.

@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cuckoo/audit/exec.hpp"
@@ -212,7 +214,7 @@ TEST(ExecHandshake, RejectsWhatIsNotAValidHandshake) {
       {"cuckoo-audit-subject 1 kind=map", "kind is filter or set"},
       {"cuckoo-audit-subject 1 kind=set capcity=4", "unknown declaration 'capcity'"},
       {"cuckoo-audit-subject 1 kind=set kind=filter", "declared twice"},
-      {"cuckoo-audit-subject 1 kind=set capacity=0", "capacity is an integer >= 1"},
+      {"cuckoo-audit-subject 1 kind=set capacity=0", "capacity is an integer 1..4194304"},
       {"cuckoo-audit-subject 1 kind=filter fpr=1.5", "fpr is a real number in (0, 1)"},
       {"cuckoo-audit-subject 1 kind=filter fingerprint_bits=33", "1..32"},
       {"cuckoo-audit-subject 1 kind=filter max_copies=0", "max_copies"},
@@ -226,6 +228,71 @@ TEST(ExecHandshake, RejectsWhatIsNotAValidHandshake) {
     EXPECT_TRUE(e.is_startup());
     EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << line << ": " << e.what();
   }
+}
+
+// Every number the subject declares is read in full: past 2^64 - 1 it is refused naming
+// the declaration and the value, never taken modulo 2^64 (which would read
+// capacity=18446744073709551617 as 1 and version 18446744073709551617 as 1).
+TEST(ExecHandshake, ANumberPast2To64IsRefusedNotWrapped) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"cuckoo-audit-subject 18446744073709551617 kind=set",
+       "the subject speaks protocol version 18446744073709551617; this auditor speaks version 1"},
+      {"cuckoo-audit-subject 1 kind=set capacity=18446744073709551617",
+       "'capacity=18446744073709551617': 18446744073709551617 is larger than 2^64 - 1"},
+      {"cuckoo-audit-subject 1 kind=set capacity=99999999999999999999",
+       "'capacity=99999999999999999999': 99999999999999999999 is larger than 2^64 - 1"},
+      {"cuckoo-audit-subject 1 kind=filter fingerprint_bits=18446744073709551628",
+       "'fingerprint_bits=18446744073709551628': 18446744073709551628 is larger than 2^64 - 1 = "
+       "18446744073709551615 (fingerprint_bits is 1..32)"},
+      {"cuckoo-audit-subject 1 kind=filter slots_per_bucket=18446744073709551620",
+       "'slots_per_bucket=18446744073709551620': 18446744073709551620 is larger than 2^64 - 1"},
+      {"cuckoo-audit-subject 1 kind=filter max_copies=18446744073709551617",
+       "'max_copies=18446744073709551617': 18446744073709551617 is larger than 2^64 - 1"},
+      {"cuckoo-audit-subject 1 kind=set capacity=184467440737095516160",
+       "'capacity=184467440737095516160': 184467440737095516160 is larger than 2^64 - 1"},
+  };
+  for (const auto& [line, message] : cases) {
+    const SubjectError e = thrown_by([&] { cuckoo::audit::parse_handshake(line); });
+    EXPECT_EQ(e.failure(), SubjectFailure::kHandshake) << line;
+    EXPECT_TRUE(has(e.what(), message)) << line << ": " << e.what();
+  }
+  // Not a number at all stays "not a number", however long.
+  EXPECT_TRUE(has(thrown_by([] {
+                    cuckoo::audit::parse_handshake("cuckoo-audit-subject 1 kind=set capacity=99999999999999999999x");
+                  }).what(),
+                  "'capacity=99999999999999999999x': capacity is an integer 1..4194304"));
+  // The claims file reads its numbers the same way.
+  ExecDeclarations d = cuckoo::audit::parse_handshake("cuckoo-audit-subject 1 kind=set");
+  try {
+    cuckoo::audit::apply_claims_file(d, "capacity=36893488147419103233\n", "claims.txt");
+    ADD_FAILURE() << "capacity 2^65 + 1 accepted as " << d.capacity;
+  } catch (const cuckoo::audit::UsageError& e) {
+    EXPECT_TRUE(has(e.what(), "claims.txt:1: 'capacity=36893488147419103233': 36893488147419103233 "
+                              "is larger than 2^64 - 1"))
+        << e.what();
+  }
+}
+
+// A capacity is at most kMaxAuditCapacity (PROTOCOL.md): a larger one could not be
+// filled (C3 sends about 2.3 times the capacity in inserts and holds them in memory), so
+// it is bad usage at the handshake, naming capacity, the value and the limit.
+TEST(ExecHandshake, ACapacityAboveTheAuditorsLimitIsRefused) {
+  EXPECT_EQ(cuckoo::audit::kMaxAuditCapacity, 4194304U);
+  EXPECT_EQ(cuckoo::audit::parse_handshake("cuckoo-audit-subject 1 kind=set capacity=4194304").capacity,
+            4194304U);
+  for (const char* capacity : {"4194305", "18446744073709551615", "1000000000000"}) {
+    const std::string line = std::string("cuckoo-audit-subject 1 kind=filter capacity=") + capacity;
+    const SubjectError e = thrown_by([&] { cuckoo::audit::parse_handshake(line); });
+    EXPECT_EQ(e.failure(), SubjectFailure::kHandshake);
+    EXPECT_TRUE(has(e.what(), "'capacity=" + std::string(capacity) +
+                                  "': capacity is at most 4194304 (2^22), the largest capacity "
+                                  "the auditor audits"))
+        << e.what();
+  }
+  ExecDeclarations d = cuckoo::audit::parse_handshake("cuckoo-audit-subject 1 kind=set capacity=8");
+  EXPECT_THROW(cuckoo::audit::apply_claims_file(d, "capacity=4194305\n", "claims.txt"),
+               cuckoo::audit::UsageError);
+  EXPECT_EQ(d.capacity, 8U);
 }
 
 TEST(ExecHandshake, AClaimsFileOverridesAndCompletes) {
@@ -464,6 +531,19 @@ TEST(ExecMisbehaviour, AnInvalidResponseNamesTheRequestAndTheLine) {
   EXPECT_NE(e.message().find("'contains x"), std::string::npos) << e.what();
 }
 
+// A size past 2^64 - 1 is an invalid answer that says so; read modulo 2^64 the subject's
+// "count + 2^64" would be the right count and pass.
+TEST(ExecMisbehaviour, ASizePast2To64IsInvalidNotWrapped) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("size-past-2-64"));
+  s.start();
+  const SubjectError e = drive_until_failure(s);
+  EXPECT_EQ(e.failure(), SubjectFailure::kInvalidResponse) << e.what();
+  EXPECT_TRUE(has(e.message(), "answered 'size' with '18446744073709551617', a number larger than "
+                               "2^64 - 1 (expected a decimal integer or unknown"))
+      << e.what();
+}
+
 TEST(ExecMisbehaviour, ControlBytesAreGarbage) {
   REQUIRE_PYTHON();
   ExecSession s(py("binary"));
@@ -606,6 +686,53 @@ TEST(ExecAudit, ACrashingSubjectIsAFindingPerClaimNotACrashOfTheAuditor) {
   EXPECT_NE(r.results[0].summary.find("SIGABRT"), std::string::npos) << r.results[0].summary;
   ASSERT_TRUE(r.results[0].counterexample.has_value());
   EXPECT_LE(r.results[0].counterexample->shrunk_ops, 8U);
+}
+
+// The subject runs in its own process, so an allocation that fails in the auditor's is the
+// auditor's resource limit: the audit ends in AuditorResourceError, not in a finding
+// against the subject, even when the failure was caught on the way (the checker turns an
+// exception during a trace into a violation). Simulated through what operator new does
+// when it cannot allocate: it calls the new-handler, whose bad_alloc is caught here as
+// the checker would catch it.
+TEST(ExecAudit, TheAuditorsOwnAllocationFailureIsItsLimitNotAFinding) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("set"));
+  s.start();
+  cuckoo::audit::AuditOptions o;
+  o.traces = 5;
+  o.claims = {"C1", "C7"};
+  bool failed_once = false;
+  o.on_step = [&failed_once](const std::string& step) {
+    if (failed_once || step.rfind("C7", 0) != 0) return;
+    failed_once = true;
+    const std::new_handler handler = std::get_new_handler();
+    ASSERT_NE(handler, nullptr) << "no new-handler watches the auditor's allocations";
+    try {
+      handler();
+      ADD_FAILURE() << "the new-handler returned without memory to give";
+    } catch (const std::bad_alloc&) {
+    }
+  };
+  try {
+    const cuckoo::audit::Report r = cuckoo::audit::audit_exec(s, o);
+    ADD_FAILURE() << "the audit reported on the subject: " << r.results.size() << " results";
+  } catch (const cuckoo::audit::AuditorResourceError& e) {
+    EXPECT_TRUE(has(e.what(), "the auditor ran out of memory auditing a subject that declares "
+                              "capacity=64"))
+        << e.what();
+    EXPECT_TRUE(has(e.what(), "not a finding about the subject")) << e.what();
+  }
+  EXPECT_TRUE(failed_once);
+  // The handler is the one from before the audit again.
+  EXPECT_EQ(std::get_new_handler(), nullptr);
+  // A bad_alloc that escapes the checks is the auditor's too.
+  o.on_step = [](const std::string& step) {
+    if (step.rfind("C7", 0) == 0) throw std::bad_alloc();
+  };
+  EXPECT_THROW(cuckoo::audit::audit_exec(s, o), cuckoo::audit::AuditorResourceError);
+  // And the session still serves a normal audit afterwards.
+  o.on_step = nullptr;
+  EXPECT_TRUE(cuckoo::audit::audit_exec(s, o).all_passed());
 }
 
 TEST(ExecAudit, ASubjectThatAnswersDifferentlyWhenAskedAgainIsNotDeterministic) {

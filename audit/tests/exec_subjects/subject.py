@@ -36,6 +36,8 @@ MODES = {
     "victim": FILTER_HANDSHAKE.replace("py.filter", "py.victim") + " max_copies=none",
     "victim-approx": FILTER_HANDSHAKE.replace("py.filter", "py.victim") + " max_copies=none size=approximate",
     "coin": SET_HANDSHAKE.replace("py.set", "py.coin"),             # every other instance forgets (3+ keys)
+    # answers size with the right count plus 2^64: read modulo 2^64 it would be right
+    "size-past-2-64": SET_HANDSHAKE.replace("py.set", "py.size64"),
     # protocol misbehaviour mid-trace (findings, exit 1)
     "crash": SET_HANDSHAKE.replace("py.set", "py.crash"),           # abort() with 5 keys stored
     # the same crash without flushing first: the answers it owes are lost with it
@@ -59,6 +61,12 @@ MODES = {
     "version-2": "cuckoo-audit-subject 2 kind=set",
     "unknown-key": "cuckoo-audit-subject 1 kind=set capcity=64",
     "no-kind": "cuckoo-audit-subject 1 capacity=64",
+    # numbers past 2^64 - 1 (read modulo 2^64: version 1, capacity 1) and a capacity no
+    # auditor can fill
+    "version-past-2-64": "cuckoo-audit-subject 18446744073709551617 kind=set",
+    "capacity-past-2-64": "cuckoo-audit-subject 1 kind=set capacity=18446744073709551617",
+    "huge-capacity": "cuckoo-audit-subject 1 kind=filter capacity=18446744073709551615 "
+                     "fingerprint_bits=12 slots_per_bucket=4",
 }
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "set"
@@ -164,6 +172,8 @@ def handle(structure, line):
     if op == "size":
         if MODE == "filter-no-size":
             return structure, "error size was asked although size=absent"
+        if MODE == "size-past-2-64":
+            return structure, str(structure.total() + 2 ** 64)
         return structure, str(structure.total())  # victim modes: leaves the victim out
     if op == "clear":
         structure.items.clear()

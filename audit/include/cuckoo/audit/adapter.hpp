@@ -245,6 +245,14 @@ inline const char* to_string(SizeMode mode) noexcept {
   return "?";
 }
 
+// The largest capacity the auditor audits (2^22 items). C3 fills a fresh instance with
+// about 2.3 times its capacity of inserts, C2 to 95% of it, C6 past it, and the auditor
+// holds each such trace, its model and (exec) its recording of the answers in memory, up
+// to a few hundred bytes a request; a larger capacity would exhaust the auditor's memory
+// (and its sizes overflow 64 bits past 2^32), not test the implementation. Audit an
+// instance built for fewer items.
+inline constexpr std::uint64_t kMaxAuditCapacity = std::uint64_t{1} << 22;
+
 struct ImplementationTraits {
   // The trace header's engine name and the report's subject: letters, digits, "_", ".",
   // "-", starting with a letter or "_" ("libcuckoo.filter"). Checked: UsageError.
@@ -258,6 +266,7 @@ struct ImplementationTraits {
   // limit (any number of copies is stored, or refused as kFull).
   std::uint64_t max_copies = 0;
   // Items (slots, for a filter) the fresh instance holds; 0: unknown (C3 and C6 skipped).
+  // At most kMaxAuditCapacity. Checked: UsageError.
   std::uint64_t capacity = 0;
   // Filters: the false positive rate it promises at capacity, in (0, 1); 0: derived from
   // fingerprint_bits and slots_per_bucket (C2 is skipped when neither is known).
@@ -741,6 +750,12 @@ inline void validate(const ImplementationTraits& traits) {
   if (traits.fingerprint_bits > 32) {
     throw UsageError("ImplementationTraits::fingerprint_bits " +
                      std::to_string(traits.fingerprint_bits) + " is above 32");
+  }
+  if (traits.capacity > kMaxAuditCapacity) {
+    throw UsageError("ImplementationTraits::capacity " + std::to_string(traits.capacity) +
+                     " is above " + std::to_string(kMaxAuditCapacity) +
+                     " (kMaxAuditCapacity), the largest capacity the auditor audits: audit an "
+                     "instance built for fewer items");
   }
   if (!(traits.false_positive_rate >= 0 && traits.false_positive_rate < 1)) {
     throw UsageError("ImplementationTraits::false_positive_rate " +

@@ -361,11 +361,25 @@ class ExecSubject {
 // program that handles these signals itself should stop its sessions instead.
 void stop_subjects_on_fatal_signals();
 
+// The auditor itself ran out of memory during an exec audit or replay. The subject runs
+// in its own process, so an allocation failure in the auditor's is a limit of the
+// auditor (its traces, models and recordings did not fit), never a finding about the
+// subject: the audit stops with this error rather than report one.
+class AuditorResourceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // The adapter audit on the session's subject (the session must be started). The report's
-// subject shows the declarations; configuration texts show them too.
+// subject shows the declarations; configuration texts show them too. Throws
+// AuditorResourceError when an allocation of the auditor failed during the audit, even
+// one that the checks caught (they would have charged it to the subject): a new-handler
+// notes every failed allocation while the audit runs (it calls the handler installed
+// before it, if any).
 Report audit_exec(ExecSession& session, const AuditOptions& options);
 
-// Replays a trace against the subject (replay_implementation).
+// Replays a trace against the subject (replay_implementation). Throws
+// AuditorResourceError as audit_exec does.
 std::optional<model::Violation> replay_exec(ExecSession& session, const model::Trace& trace);
 
 }  // namespace cuckoo::audit

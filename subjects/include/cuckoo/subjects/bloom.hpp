@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "cuckoo/bloom_filter.hpp"
@@ -46,6 +47,9 @@ class BloomSubjectAdapter {
   BloomFilter* filter_;
 };
 
+// The parameters bloom_config_from reads: a bloom trace's header holds no others.
+inline constexpr std::string_view kBloomParameters[] = {"bits", "hashes", "seed"};
+
 // Trace header of a Bloom filter: "engine bloom bits=M hashes=K seed=S".
 inline BloomFilterConfig bloom_config_from(const model::TraceParameters& p) {
   BloomFilterConfig c;
@@ -63,20 +67,24 @@ inline model::TraceParameters parameters_of(const BloomFilterConfig& c) {
   return p;
 }
 
-// Checks a Bloom trace in lock step against MultisetModel; an erase op is a TraceError.
+// Checks a Bloom trace in lock step against MultisetModel; an erase op is a TraceError,
+// and so is a header with an unknown, malformed or out-of-range parameter.
 inline std::optional<model::Violation> replay_bloom(const model::Trace& trace) {
   const model::TraceParameters& p = trace.parameters;
+  check_parameter_names(p, "bloom", kBloomParameters);
   for (const model::TraceEntry& entry : trace.entries) {
     if (entry.op.kind == model::OpKind::kErase) {
       throw model::TraceError(entry.line, std::nullopt,
                               "a Bloom filter has no erase; a bloom trace cannot hold one");
     }
   }
-  const BloomFilterConfig config = bloom_config_from(p);
-  BloomFilter filter(config);
-  BloomSubjectAdapter subject(filter);
-  model::MultisetModel model;
-  return model::check(subject, model, trace, *config.seed);
+  return with_header_errors(p, "bloom", [&]() -> std::optional<model::Violation> {
+    const BloomFilterConfig config = bloom_config_from(p);
+    BloomFilter filter(config);
+    BloomSubjectAdapter subject(filter);
+    model::MultisetModel model;
+    return model::check(subject, model, trace, *config.seed);
+  });
 }
 
 }  // namespace cuckoo::subjects

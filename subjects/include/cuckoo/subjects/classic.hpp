@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cuckoo/classic_cuckoo.hpp"
 #include "cuckoo/model/checker.hpp"
@@ -34,6 +35,10 @@ inline const char* to_string(OnInsertFailure policy) noexcept {
   }
   return "unknown";
 }
+
+// The parameters classic_config_from reads: a classic trace's header holds no others.
+inline constexpr std::string_view kClassicParameters[] = {
+    "capacity", "seed", "max_kicks", "on_failure", "max_rehashes", "max_capacity"};
 
 inline ClassicCuckooConfig classic_config_from(const model::TraceParameters& p) {
   ClassicCuckooConfig c;
@@ -74,14 +79,18 @@ inline bool classic_may_report_full(const ClassicCuckooConfig& c) {
 }
 
 // Builds the table the trace's header names and checks the trace in lock step against
-// MapModel. Returns the first violation, or nothing when every claim held.
+// MapModel. Returns the first violation, or nothing when every claim held. A header with
+// an unknown, malformed or out-of-range parameter is a model::TraceError.
 inline std::optional<model::Violation> replay_classic(const model::Trace& trace) {
   const model::TraceParameters& p = trace.parameters;
-  const ClassicCuckooConfig config = classic_config_from(p);
-  ClassicCuckoo<> table(config);
-  MapSubjectAdapter subject(table, classic_may_report_full(config));
-  model::MapModel model;
-  return model::check(subject, model, trace, *config.seed);
+  check_parameter_names(p, "classic", kClassicParameters);
+  return with_header_errors(p, "classic", [&]() -> std::optional<model::Violation> {
+    const ClassicCuckooConfig config = classic_config_from(p);
+    ClassicCuckoo<> table(config);
+    MapSubjectAdapter subject(table, classic_may_report_full(config));
+    model::MapModel model;
+    return model::check(subject, model, trace, *config.seed);
+  });
 }
 
 }  // namespace cuckoo::subjects

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "cuckoo/cuckoo_filter.hpp"
@@ -66,6 +67,10 @@ class FilterSubjectAdapter {
   Filter* filter_;
 };
 
+// The parameters filter_config_from reads: a filter trace's header holds no others.
+inline constexpr std::string_view kFilterParameters[] = {
+    "capacity", "seed", "fingerprint_bits", "slots_per_bucket", "max_kicks", "semi_sorted"};
+
 inline CuckooFilterConfig filter_config_from(const model::TraceParameters& p) {
   CuckooFilterConfig c;
   c.capacity = p.get_u64("capacity");
@@ -89,14 +94,18 @@ inline model::TraceParameters parameters_of(const CuckooFilterConfig& c) {
 }
 
 // Builds the filter the trace's header names and checks the trace in lock step against
-// MultisetModel. Returns the first violation, or nothing when every claim held.
+// MultisetModel. Returns the first violation, or nothing when every claim held. A header
+// with an unknown, malformed or out-of-range parameter is a model::TraceError.
 inline std::optional<model::Violation> replay_filter(const model::Trace& trace) {
   const model::TraceParameters& p = trace.parameters;
-  const CuckooFilterConfig config = filter_config_from(p);
-  CuckooFilter filter(config);
-  FilterSubjectAdapter subject(filter);
-  model::MultisetModel model;
-  return model::check(subject, model, trace, *config.seed);
+  check_parameter_names(p, "filter", kFilterParameters);
+  return with_header_errors(p, "filter", [&]() -> std::optional<model::Violation> {
+    const CuckooFilterConfig config = filter_config_from(p);
+    CuckooFilter filter(config);
+    FilterSubjectAdapter subject(filter);
+    model::MultisetModel model;
+    return model::check(subject, model, trace, *config.seed);
+  });
 }
 
 }  // namespace cuckoo::subjects

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cuckoo/cuckoo_map.hpp"
 #include "cuckoo/error.hpp"
@@ -16,6 +17,11 @@
 #include "cuckoo/subjects/table.hpp"
 
 namespace cuckoo::subjects {
+
+// The parameters map_config_from and with_map_slots read: a map trace's header holds no
+// others.
+inline constexpr std::string_view kMapParameters[] = {
+    "initial_capacity", "seed", "slots_per_bucket", "max_capacity", "max_path_length"};
 
 inline CuckooMapConfig map_config_from(const model::TraceParameters& p) {
   CuckooMapConfig c;
@@ -52,15 +58,19 @@ decltype(auto) with_map_slots(const model::TraceParameters& p, Fn&& fn) {
 }
 
 // Builds the map the trace's header names and checks the trace in lock step against
-// MapModel. Returns the first violation, or nothing when every claim held.
+// MapModel. Returns the first violation, or nothing when every claim held. A header with
+// an unknown, malformed or out-of-range parameter is a model::TraceError.
 inline std::optional<model::Violation> replay_map(const model::Trace& trace) {
   const model::TraceParameters& p = trace.parameters;
-  const CuckooMapConfig config = map_config_from(p);
-  return with_map_slots(p, [&]<unsigned B>() -> std::optional<model::Violation> {
-    CuckooMap<std::uint64_t, std::uint64_t, B> table(config);
-    MapSubjectAdapter subject(table, config.max_capacity < CuckooMapConfig{}.max_capacity);
-    model::MapModel model;
-    return model::check(subject, model, trace, *config.seed);
+  check_parameter_names(p, "map", kMapParameters);
+  return with_header_errors(p, "map", [&]() -> std::optional<model::Violation> {
+    const CuckooMapConfig config = map_config_from(p);
+    return with_map_slots(p, [&]<unsigned B>() -> std::optional<model::Violation> {
+      CuckooMap<std::uint64_t, std::uint64_t, B> table(config);
+      MapSubjectAdapter subject(table, config.max_capacity < CuckooMapConfig{}.max_capacity);
+      model::MapModel model;
+      return model::check(subject, model, trace, *config.seed);
+    });
   });
 }
 

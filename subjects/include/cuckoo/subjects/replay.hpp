@@ -13,8 +13,11 @@
 //   engine smart   capacity=N seed=S [max_kicks=500] [stash_capacity=8]
 //   engine bloom   bits=M hashes=K seed=S   (no erase ops: a Bloom filter has none)
 //
-// A missing or malformed parameter throws model::TraceError naming the header line; an
-// out-of-range value throws cuckoo::ConfigError naming the field (the engines validate).
+// Every header parameter is one of those listed for its engine (kFilterParameters and
+// the like, beside each mapping) and appears at most once. An unknown parameter (a typo
+// would otherwise be ignored and the engine built with its default), a missing or
+// malformed one, and a value the engine refuses all throw model::TraceError naming the
+// parameter and the header's line (an unknown one also lists the accepted names).
 #pragma once
 
 #include <optional>
@@ -33,7 +36,7 @@ namespace cuckoo::subjects {
 
 // Builds the engine the trace's header names and checks the trace against the model in
 // lock step. Returns the first violation, or nothing when every claim held. Throws
-// model::TraceError / ConfigError for a header it cannot build an engine from, and
+// model::TraceError for a header it cannot build an engine from, and
 // std::invalid_argument for an engine name it does not know.
 inline std::optional<model::Violation> replay(const model::Trace& trace) {
   if (trace.engine == "filter") return replay_filter(trace);

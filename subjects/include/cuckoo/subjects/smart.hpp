@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cuckoo/model/checker.hpp"
 #include "cuckoo/model/map_model.hpp"
@@ -14,6 +15,10 @@
 #include "cuckoo/subjects/table.hpp"
 
 namespace cuckoo::subjects {
+
+// The parameters smart_config_from reads: a smart trace's header holds no others.
+inline constexpr std::string_view kSmartParameters[] = {"capacity", "seed", "max_kicks",
+                                                        "stash_capacity"};
 
 inline SmartCuckooConfig smart_config_from(const model::TraceParameters& p) {
   SmartCuckooConfig c;
@@ -34,14 +39,18 @@ inline model::TraceParameters parameters_of(const SmartCuckooConfig& c) {
 }
 
 // Builds the table the trace's header names and checks the trace in lock step against
-// MapModel. Returns the first violation, or nothing when every claim held.
+// MapModel. Returns the first violation, or nothing when every claim held. A header with
+// an unknown, malformed or out-of-range parameter is a model::TraceError.
 inline std::optional<model::Violation> replay_smart(const model::Trace& trace) {
   const model::TraceParameters& p = trace.parameters;
-  const SmartCuckooConfig config = smart_config_from(p);
-  SmartCuckoo<> table(config);
-  MapSubjectAdapter subject(table, /*has_growth_limit=*/true);
-  model::MapModel model;
-  return model::check(subject, model, trace, *config.seed);
+  check_parameter_names(p, "smart", kSmartParameters);
+  return with_header_errors(p, "smart", [&]() -> std::optional<model::Violation> {
+    const SmartCuckooConfig config = smart_config_from(p);
+    SmartCuckoo<> table(config);
+    MapSubjectAdapter subject(table, /*has_growth_limit=*/true);
+    model::MapModel model;
+    return model::check(subject, model, trace, *config.seed);
+  });
 }
 
 }  // namespace cuckoo::subjects
