@@ -1,10 +1,8 @@
-// The concurrent maps' defects found in review and their read-modify-write API (issue 11):
-//   - StripedConcurrentMap::reserve grew to exactly what was asked, so a
-//     reserve(size() + small) loop replaced the table thousands of times and kept every
-//     retired table's words: memory retained must stay below the live table's;
+// The concurrent maps' defects found in review and their read-modify-write API:
 //   - a refused insert (kFull) moved from the caller's key and value;
 //   - update_fn, erase_fn, upsert and uprase_fn: semantics, and a two-thread word count
 //     whose totals are exact with no outside lock.
+// The striped map's memory bound (retired tables): concurrent_map_memory_test.cpp.
 // Allocation failures: cuckoo_map_alloc_failure_test.cpp. Linearizability of the
 // read-modify-write operations: stress/tests/concurrent_map_stress_test.cpp.
 #include <gtest/gtest.h>
@@ -15,7 +13,6 @@
 #include <optional>
 #include <string>
 #include <thread>
-#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -37,66 +34,6 @@ CuckooMapConfig config(std::size_t initial, std::size_t max_capacity = std::size
   c.max_capacity = max_capacity;
   c.seed = 17;
   return c;
-}
-
-// Both slot layouts: atomic items (uint64 -> uint64: retired tables keep their slots
-// whole for lock-free lookups) and other items (a std::string value: retired tables keep
-// only their slot words).
-template <class Map>
-class StripedMapMemory : public ::testing::Test {};
-using StripedMapLayouts =
-    ::testing::Types<StripedConcurrentMap<std::uint64_t, std::uint64_t>,
-                     StripedConcurrentMap<std::uint64_t, std::string>>;
-TYPED_TEST_SUITE(StripedMapMemory, StripedMapLayouts);
-
-template <class V>
-V value_of(std::uint64_t k) {
-  if constexpr (std::is_same_v<V, std::string>) {
-    return std::to_string(k);
-  } else {
-    return k;
-  }
-}
-
-TYPED_TEST(StripedMapMemory, ReserveLoopRetainsLessThanTheLiveTable) {
-  using Map = TypeParam;
-  Map map(config(4));
-  const std::uint32_t first_buckets = map.bucket_count();
-  for (std::size_t n = 1; n <= 20'000; ++n) {
-    ASSERT_TRUE(map.reserve(n));
-    if (n % 7 == 0) {
-      ASSERT_EQ(map.insert(n, value_of<typename Map::mapped_type>(n)), InsertResult::kInserted);
-    }
-  }
-  const std::size_t live_retained = map.capacity() * Map::retained_bytes_per_slot();
-  EXPECT_LT(map.retired_bytes(), live_retained)
-      << "retired tables hold more than the live one: reserve() did not at least double";
-  EXPECT_LE(map.memory_bytes(), 4 * live_retained + map.capacity() * 64)
-      << "memory_bytes() counts the live table and the retired tables' retained bytes";
-  // Each growth at least doubles: from first_buckets to the final count in log2 steps.
-  std::uint32_t doublings = 0;
-  for (std::uint64_t b = first_buckets; b < map.bucket_count(); b *= 2) ++doublings;
-  EXPECT_LE(map.stats().growths, doublings + 1);
-  EXPECT_EQ(map.check_invariants(), "");
-}
-
-TYPED_TEST(StripedMapMemory, GrowthByInsertRetainsLessThanTheLiveTable) {
-  using Map = TypeParam;
-  Map map(config(4));
-  for (std::uint64_t k = 0; k < 50'000; ++k) {
-    ASSERT_EQ(map.insert(k, value_of<typename Map::mapped_type>(k)), InsertResult::kInserted);
-  }
-  EXPECT_GT(map.stats().growths, 5U);
-  const std::size_t live_retained = map.capacity() * Map::retained_bytes_per_slot();
-  EXPECT_LT(map.retired_bytes(), live_retained);
-  EXPECT_GE(map.memory_bytes(), live_retained + map.retired_bytes());
-  // What a retired table keeps per slot: the whole slot for atomic items, the word
-  // alone for others.
-  if constexpr (Map::kAtomicItems) {
-    EXPECT_GE(Map::retained_bytes_per_slot(), 3 * sizeof(std::uint64_t));
-  } else {
-    EXPECT_EQ(Map::retained_bytes_per_slot(), sizeof(std::uint64_t));
-  }
 }
 
 // Every key in the same bucket pair (the only bucket of a one-bucket map).

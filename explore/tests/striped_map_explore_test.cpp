@@ -7,14 +7,19 @@
 // explored order) and the history must be linearizable against the map specification of
 // the subject layer; after the threads, the map's own invariant check must pass. The
 // stress lane's broken variants (a path placed under one bucket's locks, unvalidated
-// hops) must be caught by the exploration alone.
+// hops) must be caught by the exploration alone. Two scenarios aim at the lock-free
+// lookup's retry (read_optimistic): a read invalidated by an erase, retried and coming
+// back empty, and reads that keep overlapping a writer until the lookup takes the
+// stripes; each counts the executions that took its path and fails if none did.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -305,6 +310,182 @@ TEST(StripedMapExplored, ALockFreeLookupNeverMissesAKeyThatAPathMoves) {
   report("lookup during a path move bounded(2)", b);
   EXPECT_FALSE(b.failed) << b.message;
   EXPECT_TRUE(b.complete) << b.summary();
+}
+
+// ---- The lock-free lookup's retry --------------------------------------------------------
+//
+// find() of atomic items reads the key's two buckets between two reads of their stripes'
+// versions and retries a read that overlapped a writer, kMaxOptimisticReads times, then
+// takes the stripes. A retry must answer from its own validated read only: a first read
+// that was invalidated may have seen a torn slot, and its answer must not leak out when
+// the retry finds the key gone.
+//
+// Which executions took the path is read from the map's statistics (locked_reads) and
+// from its KeyEqual: the finder passes its own variable as the key, so the comparisons
+// made for its lookup are the ones whose second argument is that variable (the map
+// compares the slot's key with the caller's key reference). One that returns true means
+// that the lookup read the key in a slot.
+
+struct FinderWatch {
+  const std::uint64_t* finder_key = nullptr;
+  bool saw_key = false;  // some read of the finder's lookup matched the key in a slot
+};
+
+struct WatchedEqual {
+  FinderWatch* watch = nullptr;
+  bool operator()(const std::uint64_t& in_slot, const std::uint64_t& key) const {
+    const bool equal = in_slot == key;
+    if (equal && watch != nullptr && &key == watch->finder_key) watch->saw_key = true;
+    return equal;
+  }
+};
+
+using WatchedMap = cuckoo::detail::StripedMapWithFault<std::uint64_t, std::uint64_t, 1, cuckoo::DefaultHasher,
+                                                       WatchedEqual, StripedMapFault::kNone, ex::Sync>;
+
+// Executions of a retry scenario, and how many took the path it aims at; shared by every
+// execution of one exploration (each execution builds its own map).
+struct RetryReach {
+  std::uint64_t executions = 0;
+  std::uint64_t retried_empty = 0;  // the lookup read the key, then answered "absent" lock-free
+  std::uint64_t locked = 0;         // the lookup took the stripes (stats().locked_reads)
+  std::string describe() const {
+    return std::to_string(executions) + " executions, " + std::to_string(retried_empty) +
+           " lock-free retries that came back empty after reading the key, " + std::to_string(locked) +
+           " lookups that took the stripes";
+  }
+};
+
+struct RetryShared {
+  explicit RetryShared(const cuckoo::CuckooMapConfig& c)
+      : map(c, cuckoo::DefaultHasher{}, WatchedEqual{&watch}), recorder(2, 8) {
+    watch.finder_key = &finder_key;
+  }
+  FinderWatch watch;  // before map: the map's KeyEqual points at it
+  WatchedMap map;
+  sub::HistoryRecorder recorder;
+  std::uint64_t finder_key = 0;
+  std::optional<std::uint64_t> found;
+};
+
+// Thread 0 looks finder_key up; its answer is recorded and kept in s.found.
+ex::Execution retry_execution(const std::shared_ptr<RetryShared>& s, const std::shared_ptr<RetryReach>& reach,
+                              std::function<void(RetryShared&)> writer) {
+  ex::Execution e;
+  e.state = s;
+  e.threads.push_back([s] {
+    s->found = s->recorder.thread(0).record(sub::OpKind::kFind, s->finder_key, 0,
+                                            [&] { return s->map.find(s->finder_key); });
+  });
+  e.threads.push_back([s, writer] { writer(*s); });
+  e.check = [s, reach]() -> std::string {
+    ++reach->executions;
+    const std::uint64_t locked_reads = s->map.stats().locked_reads;
+    if (s->watch.saw_key && !s->found && locked_reads == 0) ++reach->retried_empty;
+    if (locked_reads > 0) ++reach->locked;
+    const sub::CheckResult result = sub::check_map(s->recorder.take_history());
+    if (!result.linearizable()) return result.describe();
+    return s->map.check_invariants();
+  };
+  return e;
+}
+
+// K, and a key J whose first bucket is K's first bucket: in an otherwise empty table of
+// 4 one-slot buckets (full_table_config), K sits in that bucket, and once K is erased an
+// insert of J puts J in the same slot.
+struct EraseRace {
+  std::uint64_t key = 0;          // K
+  std::uint64_t replacement = 0;  // J
+};
+
+EraseRace find_erase_race() {
+  const SerialMap probe(full_table_config());
+  // Bound: 8 keys and 64 replacements.
+  for (std::uint64_t key = 1; key < 9; ++key) {
+    const auto [first, second] = probe.buckets_of(key);
+    if (first == second) continue;
+    for (std::uint64_t j = 100; j < 164; ++j) {
+      if (probe.buckets_of(j).first != first) continue;
+      // Check on a serial map that J lands in K's slot: with K erased and J inserted the
+      // bucket holds J, and inserting K again must take K's second bucket.
+      SerialMap m(full_table_config());
+      if (m.insert(key, 1) != cuckoo::InsertResult::kInserted || !m.erase(key) ||
+          m.insert(j, 2) != cuckoo::InsertResult::kInserted || m.insert(key, 1) != cuckoo::InsertResult::kInserted ||
+          m.stats().path_inserts != 0) {
+        continue;
+      }
+      return {key, j};
+    }
+  }
+  return {};
+}
+
+// Prefill K -> 1; thread 0 finds K; thread 1 erases K and inserts J -> 2 into the slot K
+// left. A lookup that read K's word and key before the erase and the value after J's
+// insert holds (K, 2), a pair the map never had: its validation fails, and the retry
+// finds K absent. Answering 2 (or any first read's value) there would be caught by the
+// linearizability check; answering "absent" is right.
+ex::Scenario erase_during_lookup(EraseRace r, std::shared_ptr<RetryReach> reach) {
+  return [r, reach] {
+    auto s = std::make_shared<RetryShared>(full_table_config());
+    s->finder_key = r.key;
+    (void)s->recorder.thread(0).record(sub::OpKind::kInsert, r.key, 1,
+                                       [&] { return sub::outcome_of(s->map.insert(r.key, 1)); });
+    return retry_execution(s, reach, [r](RetryShared& sh) {
+      auto& log = sh.recorder.thread(1);
+      const std::uint64_t key = r.key;  // not finder_key: the watch must not see the writer's comparisons
+      (void)log.record(sub::OpKind::kErase, key, 0, [&] { return sh.map.erase(key); });
+      (void)log.record(sub::OpKind::kInsert, r.replacement, 2,
+                       [&] { return sub::outcome_of(sh.map.insert(r.replacement, 2)); });
+    });
+  };
+}
+
+// Prefill K -> 1; thread 0 finds K; thread 1 assigns K -> 2. K is present throughout, so
+// "absent" is never a valid answer. A lookup that starts while the writer holds K's
+// stripe fails every lock-free read (a writer holds the stripe) and must then take the
+// stripes, wait for the writer and answer 1 or 2.
+ex::Scenario assign_during_lookup(std::uint64_t key, std::shared_ptr<RetryReach> reach) {
+  return [key, reach] {
+    auto s = std::make_shared<RetryShared>(full_table_config());
+    s->finder_key = key;
+    (void)s->recorder.thread(0).record(sub::OpKind::kInsert, key, 1,
+                                       [&] { return sub::outcome_of(s->map.insert(key, 1)); });
+    return retry_execution(s, reach, [key](RetryShared& sh) {
+      (void)sh.recorder.thread(1).record(sub::OpKind::kInsertOrAssign, key, 2,
+                                         [&] { return sub::outcome_of(sh.map.insert_or_assign(key, 2)); });
+    });
+  };
+}
+
+TEST(StripedMapExplored, ALookupRetriedAfterAnEraseAnswersOnlyFromItsRetry) {
+  static_assert(WatchedMap::kAtomicItems, "the scenario is about lock-free lookups");
+  const EraseRace r = find_erase_race();
+  ASSERT_NE(r.key, 0U) << "no key has a second key that takes its slot once it is erased";
+  auto reach = std::make_shared<RetryReach>();
+  const unsigned bound = long_lane() ? 3 : 2;
+  const ex::Result b = ex::bounded(erase_during_lookup(r, reach), bound, long_lane() ? 1'000'000 : 100'000);
+  report("lookup retried after an erase bounded(" + std::to_string(bound) + ")", b);
+  std::printf("[explore]   %s\n", reach->describe().c_str());
+  EXPECT_FALSE(b.failed) << b.message;
+  EXPECT_TRUE(b.complete) << b.summary();
+  EXPECT_GT(reach->retried_empty, 0U)
+      << "no execution had a lookup read the key, fail validation and come back empty lock-free: "
+      << reach->describe();
+}
+
+TEST(StripedMapExplored, ALookupThatKeepsOverlappingAWriterTakesTheStripes) {
+  const EraseRace r = find_erase_race();
+  ASSERT_NE(r.key, 0U);
+  auto reach = std::make_shared<RetryReach>();
+  const unsigned bound = long_lane() ? 3 : 2;
+  const ex::Result b = ex::bounded(assign_during_lookup(r.key, reach), bound, long_lane() ? 1'000'000 : 100'000);
+  report("lookup against an assignment bounded(" + std::to_string(bound) + ")", b);
+  std::printf("[explore]   %s\n", reach->describe().c_str());
+  EXPECT_FALSE(b.failed) << b.message;
+  EXPECT_TRUE(b.complete) << b.summary();
+  EXPECT_GT(reach->locked, 0U) << "no execution had a lookup exhaust its lock-free reads and take the stripes: "
+                               << reach->describe();
 }
 
 TEST(StripedMapExplored, TheRaceOfTwoInsertsOfOneKeyHoldsForTheRealDesign) {

@@ -49,8 +49,9 @@
 // find / contains / erase / insert of a present key / insert with a free slot in one of
 // the key's buckets: one critical section under the stripes of the key's two buckets
 // (with_key_buckets: read table_, derive the buckets, lock, and retry if table_ was
-// replaced meanwhile; a thread that sees kMaxTableRetries replacements in one call, which
-// takes a stream of growths, takes every stripe instead, under which table_ holds still).
+// replaced meanwhile; a thread that sees kMaxTableRetries replacements in one call takes
+// every stripe instead, under which table_ holds still: a safety net, since a map is
+// replaced at most 31 times in its life, see growth_target()).
 //
 // insert when both buckets are full: the optimistic path insert (insert_via_path,
 // detail/striped_map_path.hpp), a lock-free search then hops moved and validated under
@@ -64,9 +65,13 @@
 // earlier than CuckooMap (at the load a path search reaches, ~95% for b = 4).
 //
 // Retired tables. A growth keeps what lock-free readers read of the replaced Table (its
-// slot words; with atomic items, its whole slots) until the map is destroyed; that is
-// less than the same part of the live table (detail/striped_map_growth.hpp).
-// memory_bytes() and retired_bytes() report it.
+// slot words; with atomic items, its whole slots) until the map is destroyed. The bound,
+// whatever the sequence of inserts, reserve() and clear() calls:
+//   retired_bytes() < retained_bytes_per_slot() * capacity()
+// because every table a growth builds has either max_capacity's bucket count or at most
+// half of it (growth_target(); detail/striped_map_growth.hpp has the argument). So
+//   memory_bytes() == live_bytes_per_slot() * capacity() + retired_bytes()
+//                  <  (live_bytes_per_slot() + retained_bytes_per_slot()) * capacity().
 //
 // Lookups
 // -------
@@ -224,8 +229,8 @@ class StripedMapWithFault {
   static constexpr std::uint32_t kMaxBucketCount = std::uint32_t{1} << 31;
   static constexpr std::uint64_t kMaxCapacity = std::uint64_t{kMaxBucketCount} * SlotsPerBucket;
   // Lock sections retried because the table was replaced, per call, before the call
-  // takes every stripe (a growth doubles the table, so 31 doublings reach 2^31 buckets;
-  // only a stream of small reserve() steps could replace it more often).
+  // takes every stripe. Never reached in practice: every growth but the first at least
+  // doubles the table (growth_target()), so 31 growths reach 2^31 buckets.
   static constexpr unsigned kMaxTableRetries = 32;
   // Optimistic path attempts per insert before it takes every stripe.
   static constexpr unsigned kMaxPathAttempts = 4;
@@ -374,8 +379,12 @@ class StripedMapWithFault {
   }
 
   // Grows the table, if needed, so that n items fill it to at most kReserveLoadPercent.
-  // Returns false, changing nothing, if that needs more than max_capacity slots or the
-  // rebuild fails. Locks held on return: none (every stripe while it decides and grows).
+  // The new table is at least twice the current one, and max_capacity's if it would
+  // otherwise be more than half of that (growth_target(): what bounds retired_bytes()),
+  // so reserve(n) may give up to four times the slots n needs near max_capacity and
+  // twice elsewhere. Returns true if the table is (now) big enough; false, changing
+  // nothing, if n needs more than max_capacity slots or the rebuild fails.
+  // Locks held on return: none (every stripe while it decides and grows).
   bool reserve(std::size_t n) {
     if (n > config_.max_capacity) return false;
     const std::uint64_t slots_needed =
@@ -385,23 +394,32 @@ class StripedMapWithFault {
     const std::uint32_t current = live_table().bucket_count;
     if (buckets_needed <= current) return true;
     if (buckets_needed > max_bucket_count()) return false;
-    // At least double: keeps the retired tables smaller than the live one (see the top
-    // of this file); a loop of small reserve() steps then grows O(log n) times.
-    const std::uint64_t target = std::max<std::uint64_t>(
-        buckets_needed, std::min<std::uint64_t>(std::uint64_t{current} * 2, max_bucket_count()));
+    // Not exactly what n needs: a loop of small reserve() steps must grow O(log n) times
+    // and keep retired_bytes() bounded (growth_target()).
     try {
-      return grow_to(static_cast<std::uint32_t>(target), false, 0, nullptr);
+      return grow_to(growth_target(current, buckets_needed), false, 0, nullptr);
     } catch (const std::bad_alloc&) {
       return false;  // nothing changed
     }
   }
 
-  // Bytes the map holds for its tables: the live table's slot words and items plus what
-  // the retired tables keep (retired_bytes()). The stripe locks and per-thread search
-  // buffers are not counted. Locks held on return: none (every stripe while it reads).
+  // Bytes the map holds for its tables: exactly live_bytes_per_slot() * capacity() +
+  // retired_bytes(), so less than (live_bytes_per_slot() + retained_bytes_per_slot()) *
+  // capacity(). Not counted: the stripe locks, the per-thread search buffers, and what
+  // items of other types own outside their slots (a std::string's heap buffer).
+  // Locks held on return: none (every stripe while it reads).
   std::size_t memory_bytes() const {
     const Guard all(stripes_, kAllStripes);
     return live_table().live_bytes() + retired_bytes_locked();
+  }
+  // Bytes the live table holds per slot: the slot (word, key and value, each an atomic)
+  // with atomic items; the slot word and the std::optional<std::pair<K, V>> with others.
+  static constexpr std::size_t live_bytes_per_slot() noexcept {
+    if constexpr (kAtomicItems) {
+      return sizeof(AtomicSlot);
+    } else {
+      return sizeof(SlotWord) + sizeof(Slot);
+    }
   }
   // Bytes a retired table keeps per slot for lock-free readers: the whole slot with
   // atomic items, the slot word with others.
@@ -413,7 +431,9 @@ class StripedMapWithFault {
     }
   }
   // Bytes the retired tables keep for lock-free readers (see the top of this file):
-  // retained_bytes_per_slot() per retired slot, always less than that per live slot.
+  // retained_bytes_per_slot() per slot of every table replaced so far, and always
+  //   retired_bytes() < retained_bytes_per_slot() * capacity(),
+  // whatever the sequence of inserts, reserve() and clear() calls.
   // Locks held on return: none (every stripe while it reads).
   std::size_t retired_bytes() const {
     const Guard all(stripes_, kAllStripes);
@@ -779,13 +799,14 @@ class StripedMapWithFault {
   bool grow_and_place(KK&& key, VV&& value, std::uint64_t hash);
   bool grow_to(std::uint32_t buckets, bool with_pending, std::uint64_t pending_hash,
                std::size_t* pending_pos);
+  std::uint32_t growth_target(std::uint32_t current, std::uint64_t needed) const noexcept;
 
   // ---- Configuration ------------------------------------------------------------------
 
   // REQUIRES: every stripe held.
   std::size_t retired_bytes_locked() const noexcept {
     std::size_t bytes = 0;
-    for (const auto& table : tables_) {  // bounded: at most 32 growths (each doubles)
+    for (const auto& table : tables_) {  // bounded: at most 31 growths (growth_target())
       if (table.get() != &live_table()) bytes += table->retained_bytes();
     }
     return bytes;

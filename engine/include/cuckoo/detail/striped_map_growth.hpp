@@ -3,8 +3,8 @@
 //
 // exclusive insert (insert_exclusive): every stripe held, so the table is quiescent:
 //   search the buckets for the key, a free slot, a cuckoo path (moved directly), then
-//   growth: rebuild into twice the buckets (at most kMaxGrowthSteps doublings, clamped to
-//   max_capacity), all or nothing (a dry run places handles first, as CuckooMap's
+//   growth: rebuild into twice the buckets or more (at most kMaxGrowthSteps sizes from
+//   growth_target()), all or nothing (a dry run places handles first, as CuckooMap's
 //   rebuild), and publish the new table. kFull if the table may not or cannot grow
 //   (max_capacity, growth bounds, load below kMinGrowthLoadPercent, std::bad_alloc):
 //   then nothing changed.
@@ -15,12 +15,24 @@
 // still be reading them (a search finds out at validation that the table was replaced;
 // a lookup reads the map as it was at the replacement). That is the slot words, and
 // with atomic items the whole slots (the items stay in them, never written again).
-// Every growth at least doubles the bucket count (reserve included: reserve(n) grows to
-// max(what n needs, twice the current table)), so each table is at most half the next
-// and retired_bytes() < retained_bytes_per_slot() per live slot, whatever the call
-// pattern (a reserve(size() + 1) loop included). (libcuckoo keeps its replaced
-// lock arrays the same way.) This is what makes a pointer read from table_ safe to
-// dereference at any time without reference counting. memory_bytes() and
+// (libcuckoo keeps its replaced lock arrays the same way.) This is what makes a pointer
+// read from table_ safe to dereference at any time without reference counting.
+//
+// The bound retired_bytes() < retained_bytes_per_slot() * capacity(), for every
+// sequence of inserts, reserve() and clear() calls. Every table a growth builds comes
+// from growth_target(current, needed) = max(needed, 2 * current), replaced by M =
+// max_capacity's bucket count when that is more than M / 2. So the tables t0 (the first)
+// < t1 < ... < tk (the live one) have:
+//   - t1 .. t(k-1) <= M / 2: growths built them, and a growth never builds a count in
+//     (M / 2, M); nor M, since a growth followed them;
+//   - t(i+1) >= 2 * ti for i >= 1: growth_target gives 2 * ti or more, or M >= 2 * ti;
+//   - t1 >= 2 * t0, unless t1 = M (the first table above M / 2), and then k = 1.
+// Hence for k >= 2, t0 + ... + t(k-1) < 2 * t(k-1) <= tk, and for k = 1, t0 < t1: the
+// retired tables together have fewer slots than the live one. Clamping a doubling to M
+// instead (M / 2 < t < M, then M) would break it: t(k-1) close to M, retired nearly 2 M.
+// The cost: where a doubling would end above M / 2 the growth goes to M at once, so the
+// growth by inserts that reaches M may more than double (by less than 4x). The same rule
+// serves reserve() and inserts; clear() keeps the table. memory_bytes() and
 // retired_bytes() report the accounting.
 //
 // Invariants kept: everything here runs with every stripe held; a rebuild places every
@@ -87,8 +99,9 @@ InsertResult CUCKOO_STRIPED_MAP::insert_exclusive(KK&& key, VV&& value, std::uin
   return InsertResult::kFull;
 }
 
-// Growth for an insert: at most kMaxGrowthSteps doublings (clamped to max_capacity)
-// until the items and the new key fit; the key and value are moved in only then.
+// Growth for an insert: at most kMaxGrowthSteps sizes from growth_target(), each at
+// least twice the last, until the items and the new key fit; the key and value are
+// moved in only then.
 // Returns false, having changed nothing, when no size fits. May throw std::bad_alloc
 // before anything changed. REQUIRES: every stripe held; the move from KK and VV is
 // nothrow.
@@ -98,8 +111,7 @@ bool CUCKOO_STRIPED_MAP::grow_and_place(KK&& key, VV&& value, std::uint64_t hash
   std::uint32_t target = live_table().bucket_count;
   for (unsigned step = 0; step < kMaxGrowthSteps; ++step) {
     if (target >= max_bucket_count()) break;
-    target = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(std::uint64_t{target} * 2, max_bucket_count()));
+    target = growth_target(target, std::uint64_t{target} + 1);
     std::size_t pos = kNoPosition;
     if (grow_to(target, true, hash, &pos)) {
       live_table().fill_slot(pos, map_buckets(hash, target), std::forward<KK>(key),
@@ -110,6 +122,18 @@ bool CUCKOO_STRIPED_MAP::grow_and_place(KK&& key, VV&& value, std::uint64_t hash
     }
   }
   return false;
+}
+
+// The bucket count a growth from `current` buckets builds when it needs at least
+// `needed`: at least twice current, and max_bucket_count() instead of any count above
+// half of it (the argument at the top of this file). REQUIRES: current <
+// max_bucket_count(), needed <= max_bucket_count().
+CUCKOO_STRIPED_MAP_TEMPLATE
+std::uint32_t CUCKOO_STRIPED_MAP::growth_target(std::uint32_t current,
+                                                std::uint64_t needed) const noexcept {
+  const std::uint64_t most = max_bucket_count();
+  const std::uint64_t target = std::max<std::uint64_t>(needed, std::uint64_t{current} * 2);
+  return static_cast<std::uint32_t>(2 * target > most ? most : target);
 }
 
 // Rebuilds the live table into `buckets` buckets, making room for one pending item

@@ -26,7 +26,7 @@ struct CUCKOO_STRIPED_MAP::Table {
       atoms = std::make_unique<AtomicSlot[]>(n);
     } else {
       words = std::make_unique<SlotWord[]>(n);
-      items.resize(n);
+      items = std::make_unique<Slot[]>(n);
     }
     for (std::size_t pos = 0; pos < n; ++pos) {
       word(pos).store(kEmptySlotWord, std::memory_order_relaxed);
@@ -139,20 +139,18 @@ struct CUCKOO_STRIPED_MAP::Table {
   // Retirement (a growth replaced this table; every stripe held): the items of other
   // types are freed; the words, and atomic items, stay for lock-free readers.
   void retire() noexcept {
-    if constexpr (!kAtomicItems) std::vector<Slot>().swap(items);
+    if constexpr (!kAtomicItems) items.reset();
   }
-  // Bytes kept after retirement, and bytes held while live.
+  // Bytes kept after retirement, and bytes held while live (REQUIRES: not retired).
   std::size_t retained_bytes() const noexcept {
     return slot_count() * retained_bytes_per_slot();
   }
-  std::size_t live_bytes() const noexcept {
-    return retained_bytes() + (kAtomicItems ? 0 : items.capacity() * sizeof(Slot));
-  }
+  std::size_t live_bytes() const noexcept { return slot_count() * live_bytes_per_slot(); }
 
   const std::uint32_t bucket_count;
   std::unique_ptr<AtomicSlot[]> atoms;  // atomic items: kept until destruction
   std::unique_ptr<SlotWord[]> words;    // other items: kept until destruction
-  std::vector<Slot> items;              // other items: freed when the table is retired
+  std::unique_ptr<Slot[]> items;        // other items: freed when the table is retired
 };
 
 // Path search adapter over a table's slot words. Read without locks by the
