@@ -9,6 +9,10 @@
 //   - atomicity: a critical section of two explore atomics (x += 1, y -= 1) is never seen
 //     half done by another section (x + y == 0 in every read section), and the final
 //     values count each committed write section exactly once (aborted runs left nothing);
+//   - ordering: the same sections on Plain data (explore::Plain, race-checked with the
+//     explorer's memory model) never race: a transaction's accesses happen after the last
+//     fallback holder's through is_locked()'s acquire read of the lock word, a fallback
+//     holder's after committed transactions through their conflict on that word;
 //   - the coarse filter and the coarse map: the history of their operations is
 //     linearizable against the multiset (filter relaxations) and map specifications of
 //     the subject layer, checked by its linearizability checker.
@@ -25,6 +29,7 @@
 
 #include "cuckoo/concurrent_filter.hpp"
 #include "cuckoo/concurrent_map.hpp"
+#include "cuckoo/explore/plain.hpp"
 #include "cuckoo/explore/scheduler.hpp"
 #include "cuckoo/explore/sync.hpp"
 #include "cuckoo/hash.hpp"
@@ -142,6 +147,52 @@ ex::Scenario transfers(HtmPolicy policy, unsigned writers, unsigned sections, un
   };
 }
 
+// The same sections on Plain data: x += 1, y -= 1 in write sections, x + y == 0 in read
+// sections. Plain accesses are race-checked, join the transactions' read and write sets
+// and are undone when a transaction aborts.
+struct PlainPair {
+  explicit PlainPair(HtmPolicy policy) : lock(std::move(policy)) {}
+  Lock lock;
+  ex::Plain<int> x{0, "x"};
+  ex::Plain<int> y{0, "y"};
+};
+
+ex::Scenario plain_transfers(HtmPolicy policy, unsigned writers, unsigned sections, unsigned readers,
+                             std::shared_ptr<Totals> totals) {
+  return [=] {
+    auto s = std::make_shared<PlainPair>(policy);
+    ex::Execution e;
+    e.state = s;
+    for (unsigned w = 0; w < writers; ++w) {
+      e.threads.push_back([s, sections] {
+        for (unsigned k = 0; k < sections; ++k) {
+          s->lock.with_write([&] {
+            s->x += 1;
+            s->y -= 1;
+          });
+        }
+      });
+    }
+    for (unsigned r = 0; r < readers; ++r) {
+      e.threads.push_back([s, sections] {
+        for (unsigned k = 0; k < sections; ++k) {
+          const int sum = s->lock.with_read([&] { return s->x.get() + s->y.get(); });
+          ex::require(sum == 0, "a read section saw a write section half done: x + y = " + std::to_string(sum));
+        }
+      });
+    }
+    e.check = [s, totals, expected = static_cast<int>(writers * sections)]() -> std::string {
+      totals->add(s->lock.stats());
+      if (s->x.get() != expected || s->y.get() != -expected) {
+        return "after the threads x = " + std::to_string(s->x.get()) + ", y = " + std::to_string(s->y.get()) +
+               ", expected " + std::to_string(expected) + " and " + std::to_string(-expected);
+      }
+      return {};
+    };
+    return e;
+  };
+}
+
 struct NamedPolicy {
   std::string name;
   HtmPolicy policy;
@@ -188,6 +239,40 @@ TEST(ElidedLockExplored, EveryScheduleWithinTheBoundIsAtomic) {
   EXPECT_GT(totals->chosen_aborts, 0U) << totals->describe();
   EXPECT_GT(totals->conflict_aborts, 0U) << totals->describe();
   EXPECT_GT(totals->lock_busy_aborts, 0U) << totals->describe();
+}
+
+TEST(ElidedLockExplored, PlainDataUnderTheLockNeverRaces) {
+  SKIP_UNDER_TSAN();
+  auto totals = std::make_shared<Totals>();
+  const unsigned bound = long_lane() ? 4 : 3;
+  const ex::Result b =
+      ex::bounded(plain_transfers(HtmPolicy::serial_emulation(), 1, 1, 1, totals), bound, 2'000'000);
+  report("elided lock on Plain data 1w+1r bounded(" + std::to_string(bound) + ")", b);
+  EXPECT_FALSE(b.failed) << b.message;
+  EXPECT_TRUE(b.complete) << b.summary();
+  ex::Options stale;  // and loads that read older stores than the newest
+  stale.max_stale_reads = long_lane() ? 2 : 1;
+  const ex::Result s =
+      ex::bounded(plain_transfers(HtmPolicy::serial_emulation(), 1, 1, 1, totals), bound, 2'000'000, stale);
+  report("elided lock on Plain data 1w+1r bounded(" + std::to_string(bound) + "), stale reads", s);
+  EXPECT_FALSE(s.failed) << s.message;
+  EXPECT_TRUE(s.complete) << s.summary();
+  const std::uint64_t runs = long_lane() ? 10'000 : 1'500;
+  ex::Options stale_random;  // loads may read older stores than the newest, one in four
+  stale_random.stale_read_one_in = 4;
+  const ex::Result w =
+      ex::random_walk(plain_transfers(HtmPolicy::serial_emulation(), 2, 2, 1, totals), 0xe12, runs, stale_random);
+  report("elided lock on Plain data 2w+1r random (seed 0xe12)", w);
+  EXPECT_FALSE(w.failed) << w.message;
+  const ex::Result c =
+      ex::pct(plain_transfers(HtmPolicy::serial_emulation(), 2, 2, 1, totals), 0xe12, 3, runs, stale_random);
+  report("elided lock on Plain data 2w+1r pct(3) (seed 0xe12)", c);
+  EXPECT_FALSE(c.failed) << c.message;
+  std::printf("[explore]   %s\n", totals->describe().c_str());
+  // Both paths ran, and handed over to each other.
+  EXPECT_GT(totals->commits, 0U) << totals->describe();
+  EXPECT_GT(totals->fallbacks, 0U) << totals->describe();
+  EXPECT_GT(totals->conflict_aborts, 0U) << totals->describe();
 }
 
 // Every transaction aborts with "conflict, retry": each section retries
@@ -240,7 +325,9 @@ cuckoo::CuckooFilterConfig small_filter() {
 // Three threads on keys 1..3 (thread t owns key t + 1): each inserts its key, and then
 // thread 0 erases its key, thread 1 looks up keys 1 and 2, thread 2 asks size(). Every
 // call is recorded (stamps from a counter that is not a scheduling point, so they follow
-// the explored order), and the history must be linearizable.
+// the explored order; each call is wrapped in real-time points, so that the stamps'
+// order is happens-before for the memory model too), and the history must be
+// linearizable.
 template <class Subject>
 struct Recorded {
   explicit Recorded(std::unique_ptr<Subject> made) : subject(std::move(made)), recorder(3, 8) {}
@@ -260,14 +347,24 @@ ex::Scenario recorded(std::function<std::unique_ptr<Subject>()> make, Insert ins
         Subject& m = *s->subject;
         sub::HistoryRecorder::ThreadLog& log = s->recorder.thread(t);
         const std::uint64_t key = t + 1;
-        (void)log.record(sub::OpKind::kInsert, key, 10 * key, [&] { return insert(m, key, 10 * key); });
-        if (t == 0) (void)log.record(sub::OpKind::kErase, key, 0, [&] { return m.erase(key); });
+        const auto timed = [](auto call) {
+          ex::real_time_point();
+          auto result = call();
+          ex::real_time_point();
+          return result;
+        };
+        (void)log.record(sub::OpKind::kInsert, key, 10 * key,
+                         [&] { return timed([&] { return insert(m, key, 10 * key); }); });
+        if (t == 0) (void)log.record(sub::OpKind::kErase, key, 0, [&] { return timed([&] { return m.erase(key); }); });
         if (t == 1) {
           for (std::uint64_t k = 1; k <= 2; ++k) {
-            (void)log.record(sub::OpKind::kContains, k, 0, [&] { return m.contains(k); });
+            (void)log.record(sub::OpKind::kContains, k, 0, [&] { return timed([&] { return m.contains(k); }); });
           }
         }
-        if (t == 2) (void)log.record(sub::OpKind::kSize, 0, 0, [&] { return static_cast<std::uint64_t>(m.size()); });
+        if (t == 2) {
+          (void)log.record(sub::OpKind::kSize, 0, 0,
+                           [&] { return timed([&] { return static_cast<std::uint64_t>(m.size()); }); });
+        }
       });
     }
     e.check = [s, stats, check, totals]() -> std::string {
@@ -309,10 +406,12 @@ TEST(CoarseDesignsExplored, HistoriesAreLinearizable) {
     SCOPED_TRACE(name);
     auto totals = std::make_shared<Totals>();
     auto scenario = [&] { return map ? coarse_map(totals) : coarse_filter(totals); };
-    const ex::Result w = ex::random_walk(scenario(), 0xc0a, runs);
+    ex::Options stale;  // loads may read older stores than the newest, one in four
+    stale.stale_read_one_in = 4;
+    const ex::Result w = ex::random_walk(scenario(), 0xc0a, runs, stale);
     report(name + " random", w);
     EXPECT_FALSE(w.failed) << w.message;
-    const ex::Result c = ex::pct(scenario(), 0xc0a, 3, runs);
+    const ex::Result c = ex::pct(scenario(), 0xc0a, 3, runs, stale);
     report(name + " pct(3)", c);
     EXPECT_FALSE(c.failed) << c.message;
     const ex::Result b = ex::bounded(scenario(), long_lane() ? 2 : 1, long_lane() ? 1'000'000 : 3'000);

@@ -2,10 +2,13 @@
 // update that needs one preemption, no strategy reports one where there is none, a
 // bounded search with no preemptions explores exactly the serial orders and says it is
 // complete, failures replay from their schedule and shrink to one preemption, and
-// deadlocks and runaway spins are reported.
+// deadlocks and runaway spins are reported. Stalls: a lock-free counter finishes with
+// any thread stalled anywhere; a spinlock does not, and the failure names the stall and
+// replays.
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -180,6 +183,121 @@ TEST(Scheduler, PerThreadObjectsArePerLogicalThread) {
     return e;
   };
   EXPECT_FALSE(ex::bounded(s, 2, 1000).failed);
+}
+
+// ---- Stalls: the lock-freedom claim.
+
+// Each thread adds 1 to a counter `rounds` times: by a CAS loop (lock-free), or under a
+// test-and-test-and-set spinlock (with the spin hint, or a bare busy loop). The check: every
+// increment landed, so a stalled thread that resumed finished its own.
+enum class Increment { kCasLoop, kSpinlock, kBusySpinlock };
+
+ex::Scenario increments(Increment how, unsigned threads, unsigned rounds = 1) {
+  return [=] {
+    struct Shared {
+      ex::Atomic<int> counter{0};
+      ex::Atomic<bool> locked{false};
+      ex::Plain<int> guarded{0, "guarded"};
+    };
+    auto s = std::make_shared<Shared>();
+    ex::Execution e;
+    e.state = s;
+    for (unsigned t = 0; t < threads; ++t) {
+      e.threads.push_back([s, how, rounds] {
+        for (unsigned r = 0; r < rounds; ++r) {
+          if (how == Increment::kCasLoop) {
+            int v = s->counter.load(std::memory_order_relaxed);
+            while (!s->counter.compare_exchange_strong(v, v + 1, std::memory_order_relaxed)) {
+            }
+            continue;
+          }
+          ex::Sync::SpinWait spin;
+          for (;;) {  // test and test-and-set; bound: the holder's critical section
+            while (s->locked.load(std::memory_order_relaxed)) {
+              if (how == Increment::kSpinlock) spin.wait();
+            }
+            if (!s->locked.exchange(true, std::memory_order_acquire)) break;
+          }
+          ++s->guarded;
+          s->counter.store(s->counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+          s->locked.store(false, std::memory_order_release);
+        }
+      });
+    }
+    e.check = [s, threads, rounds]() -> std::string {
+      const int want = static_cast<int>(threads * rounds);
+      return s->counter.load() == want ? "" : "counter " + std::to_string(s->counter.load()) + ", expected " +
+                                                   std::to_string(want);
+    };
+    return e;
+  };
+}
+
+void report(const std::string& what, const ex::Result& r) {
+  std::printf("[explore] %s: %s\n", what.c_str(), r.summary().c_str());
+}
+
+TEST(SchedulerStalls, ALockFreeCounterFinishesWithAnyThreadStalledAnywhere) {
+  const ex::Scenario counter = increments(Increment::kCasLoop, 2, 2);
+  const ex::Result plain = ex::bounded(counter, 2, 1'000'000);
+  const ex::Result sweep = ex::stall_sweep(counter, 0, 2, 1'000'000);
+  report("CAS counter stall_sweep(thread 0, 2 preemptions)", sweep);
+  EXPECT_FALSE(sweep.failed) << sweep.message;
+  EXPECT_TRUE(sweep.complete) << sweep.summary();
+  EXPECT_GT(sweep.executions, plain.executions) << "the sweep explored no stall";
+  ex::Options stalls;
+  stalls.max_stalls = 2;
+  const ex::Result b = ex::bounded(increments(Increment::kCasLoop, 3), 0, 1'000'000, stalls);
+  report("CAS counter x3 bounded(0), 2 stalls", b);
+  EXPECT_FALSE(b.failed) << b.message;
+  EXPECT_TRUE(b.complete) << b.summary();
+  EXPECT_GT(b.executions, 6U) << "no stall explored";  // 6: the serial orders alone
+  const ex::Result w = ex::random_walk(increments(Increment::kCasLoop, 3, 2), 0x57a11, 300, stalls);
+  report("CAS counter x3 random_walk(seed 0x57a11), 2 stalls", w);
+  EXPECT_FALSE(w.failed) << w.message;
+  const ex::Result p = ex::pct(increments(Increment::kCasLoop, 3, 2), 0x57a11, 3, 300, stalls);
+  report("CAS counter x3 pct(seed 0x57a11), 2 stalls", p);
+  EXPECT_FALSE(p.failed) << p.message;
+}
+
+TEST(SchedulerStalls, ASpinlockIsNotLockFreeAndTheFailureReplays) {
+  const ex::Scenario spinlock = increments(Increment::kSpinlock, 2);
+  // Without stalls it is a correct lock (the Plain it guards never races).
+  const ex::Result fine = ex::bounded(spinlock, 2, 1'000'000);
+  EXPECT_FALSE(fine.failed) << fine.message;
+  EXPECT_TRUE(fine.complete) << fine.summary();
+  const ex::Result sweep = ex::stall_sweep(spinlock, 0, 1, 1'000'000);
+  report("spinlock stall_sweep(thread 0, 1 preemption)", sweep);
+  ASSERT_TRUE(sweep.failed) << sweep.summary();
+  EXPECT_NE(sweep.message.find("lock-freedom (obstruction) violated: thread 0 stalled at its step "),
+            std::string::npos)
+      << sweep.message;
+  EXPECT_NE(sweep.message.find("thread 1 did not finish"), std::string::npos) << sweep.message;
+  EXPECT_EQ(sweep.stalls, 1U);
+  EXPECT_NE(sweep.schedule.find("0s"), std::string::npos) << sweep.schedule;
+  const ex::Result again = ex::replay(spinlock, sweep.schedule);
+  ASSERT_TRUE(again.failed) << "schedule " << sweep.schedule << " did not fail again";
+  EXPECT_EQ(again.message, sweep.message);
+  // bounded() with a stall budget and the random strategies (seeded) find it too.
+  ex::Options stalls;
+  stalls.max_stalls = 1;
+  const ex::Result b = ex::bounded(spinlock, 1, 1'000'000, stalls);
+  EXPECT_TRUE(b.failed) << b.summary();
+  const ex::Result w = ex::random_walk(increments(Increment::kSpinlock, 3, 2), 0x57a11, 300, stalls);
+  report("spinlock x3 random_walk(seed 0x57a11), 1 stall", w);
+  ASSERT_TRUE(w.failed) << w.summary();
+  EXPECT_NE(w.message.find("lock-freedom"), std::string::npos) << w.message;
+  EXPECT_TRUE(ex::replay(increments(Increment::kSpinlock, 3, 2), w.schedule).failed) << w.schedule;
+}
+
+TEST(SchedulerStalls, OthersRunningPastTheStepBoundAreALockFreedomViolation) {
+  ex::Options options;
+  options.max_steps = 2'000;
+  const ex::Result r = ex::stall_sweep(increments(Increment::kBusySpinlock, 2), 0, 0, 1'000, options);
+  ASSERT_TRUE(r.failed) << r.summary();
+  EXPECT_NE(r.message.find("lock-freedom (obstruction) violated"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("running past Options::max_steps = 2000"), std::string::npos) << r.message;
+  EXPECT_TRUE(ex::replay(increments(Increment::kBusySpinlock, 2), r.schedule, options).failed) << r.schedule;
 }
 
 }  // namespace

@@ -14,7 +14,8 @@
 // write of the lock word aborts every transaction that read it, at once.
 //
 // protect(object): the critical sections write `object` as plain memory, which the
-// scheduler cannot watch. Each transaction copies it at its first access (for
+// scheduler cannot watch (explore::Plain data it can: a transaction's Plain writes are
+// undone without protect()). Each transaction copies it at its first access (for
 // ElidedLock, the read of the fallback lock word: from then on only this transaction
 // may write it) and restores the copy if it aborts; and each transaction counts as
 // writing the object, so two transactions on it never overlap (hardware would let two

@@ -2,23 +2,34 @@
 // atomic access and every spin of the engine's concurrent code is a scheduling point of
 // the deterministic scheduler (scheduler.hpp), and per-thread objects are per logical
 // thread. Outside an exploration the atomics behave as std::atomic (sequentially
-// consistent), spins yield, and per-thread objects are thread_local.
+// consistent), fences are std::atomic_thread_fence, spins yield, and per-thread objects
+// are thread_local.
 //
-// Memory orders are accepted and ignored: the scheduler explores interleavings of
-// indivisible, sequentially consistent steps (see scheduler.hpp, "Model").
-// compare_exchange_weak never fails spuriously here. Every access also goes through the
-// scheduler's transaction bookkeeping (hooks::access): read-modify-writes, failed CAS
+// Memory orders are honoured as the scheduler's memory model says (scheduler.hpp,
+// "Memory model"): only acquire/release pairs, release sequences through
+// read-modify-writes, fences and seq_cst fences synchronize (happens-before is tracked
+// in every execution, so races on explore::Plain data are found), and, where the
+// strategy's Options allow stale reads, a relaxed or acquire load may read an older
+// store than the newest one, as far as happens-before and coherence allow.
+// seq_cst loads and every read-modify-write read the newest store. Sync::fence is the
+// model's fence. compare_exchange_weak never fails spuriously here. Every access also
+// goes through the scheduler's transaction bookkeeping: read-modify-writes, failed CAS
 // included, count as writes. Sync::Htm is explore::Htm (htm.hpp): emulated transactions
-// the explorer aborts.
+// the explorer aborts. explore::Plain (plain.hpp) declares plain shared data whose
+// races the model reports.
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <bit>
+#include <cstddef>
 #include <new>
 #include <thread>
 #include <type_traits>
 #include <typeindex>
 
 #include "cuckoo/explore/htm.hpp"
+#include "cuckoo/explore/plain.hpp"
 #include "cuckoo/explore/scheduler.hpp"
 
 namespace cuckoo::explore {
@@ -26,58 +37,82 @@ namespace cuckoo::explore {
 template <class T>
 class Atomic {
   static_assert(sizeof(std::atomic<T>) == sizeof(T) && sizeof(T) <= 16,
-                "a transaction's undo log copies the atomic's bytes");
+                "a transaction's undo log and the modification order copy the atomic's bytes");
 
  public:
-  Atomic() noexcept : value_(T{}) {}
-  constexpr Atomic(T value) noexcept : value_(value) {}  // NOLINT: as std::atomic
+  Atomic() noexcept : value_(T{}) { hooks::atomic_lifetime(&value_); }
+  constexpr Atomic(T value) noexcept : value_(value) {  // NOLINT: as std::atomic
+    if (!std::is_constant_evaluated()) hooks::atomic_lifetime(&value_);
+  }
   Atomic(const Atomic&) = delete;
   Atomic& operator=(const Atomic&) = delete;
+  ~Atomic() { hooks::atomic_lifetime(&value_); }
 
-  T load(std::memory_order = std::memory_order_seq_cst) const noexcept {
-    hooks::access(&value_, sizeof(value_), false);
-    return value_.load();
+  T load(std::memory_order order = std::memory_order_seq_cst) const noexcept {
+    if (!hooks::active()) return value_.load();
+    std::array<std::byte, sizeof(T)> bytes;
+    hooks::load(&value_, sizeof(T), order, bytes.data());
+    return std::bit_cast<T>(bytes);
   }
-  void store(T value, std::memory_order = std::memory_order_seq_cst) noexcept {
-    hooks::access(&value_, sizeof(value_), true);
+  void store(T value, std::memory_order order = std::memory_order_seq_cst) noexcept {
+    if (!hooks::active()) return value_.store(value);
+    hooks::write_begin(&value_, sizeof(T));
     value_.store(value);
-    hooks::wrote();
+    hooks::write_end(&value_, sizeof(T), hooks::WriteKind::kStore, order);
   }
-  T exchange(T value, std::memory_order = std::memory_order_seq_cst) noexcept {
-    hooks::access(&value_, sizeof(value_), true);
+  T exchange(T value, std::memory_order order = std::memory_order_seq_cst) noexcept {
+    if (!hooks::active()) return value_.exchange(value);
+    hooks::write_begin(&value_, sizeof(T));
     const T old = value_.exchange(value);
-    hooks::wrote();
+    hooks::write_end(&value_, sizeof(T), hooks::WriteKind::kReadModifyWrite, order);
     return old;
   }
-  bool compare_exchange_strong(T& expected, T desired, std::memory_order = std::memory_order_seq_cst,
-                               std::memory_order = std::memory_order_seq_cst) noexcept {
-    hooks::access(&value_, sizeof(value_), true);
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order success,
+                               std::memory_order failure) noexcept {
+    if (!hooks::active()) return value_.compare_exchange_strong(expected, desired);
+    hooks::write_begin(&value_, sizeof(T));
     const bool swapped = value_.compare_exchange_strong(expected, desired);
-    if (swapped) hooks::wrote();
+    hooks::write_end(&value_, sizeof(T),
+                     swapped ? hooks::WriteKind::kReadModifyWrite : hooks::WriteKind::kFailedReadModifyWrite,
+                     swapped ? success : failure);
     return swapped;
   }
-  bool compare_exchange_weak(T& expected, T desired, std::memory_order success = std::memory_order_seq_cst,
-                             std::memory_order failure = std::memory_order_seq_cst) noexcept {
+  // The failure order derived from `order` as std::atomic does.
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order order = std::memory_order_seq_cst) noexcept {
+    return compare_exchange_strong(expected, desired, order, failure_order(order));
+  }
+  bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure) noexcept {
     return compare_exchange_strong(expected, desired, success, failure);
   }
-  T fetch_add(T delta, std::memory_order = std::memory_order_seq_cst) noexcept
+  bool compare_exchange_weak(T& expected, T desired, std::memory_order order = std::memory_order_seq_cst) noexcept {
+    return compare_exchange_strong(expected, desired, order, failure_order(order));
+  }
+  T fetch_add(T delta, std::memory_order order = std::memory_order_seq_cst) noexcept
     requires std::is_integral_v<T>
   {
-    hooks::access(&value_, sizeof(value_), true);
+    if (!hooks::active()) return value_.fetch_add(delta);
+    hooks::write_begin(&value_, sizeof(T));
     const T old = value_.fetch_add(delta);
-    hooks::wrote();
+    hooks::write_end(&value_, sizeof(T), hooks::WriteKind::kReadModifyWrite, order);
     return old;
   }
-  T fetch_sub(T delta, std::memory_order = std::memory_order_seq_cst) noexcept
+  T fetch_sub(T delta, std::memory_order order = std::memory_order_seq_cst) noexcept
     requires std::is_integral_v<T>
   {
-    hooks::access(&value_, sizeof(value_), true);
+    if (!hooks::active()) return value_.fetch_sub(delta);
+    hooks::write_begin(&value_, sizeof(T));
     const T old = value_.fetch_sub(delta);
-    hooks::wrote();
+    hooks::write_end(&value_, sizeof(T), hooks::WriteKind::kReadModifyWrite, order);
     return old;
   }
 
  private:
+  static constexpr std::memory_order failure_order(std::memory_order order) noexcept {
+    if (order == std::memory_order_acq_rel) return std::memory_order_acquire;
+    if (order == std::memory_order_release) return std::memory_order_relaxed;
+    return order;
+  }
+
   std::atomic<T> value_;
 };
 
@@ -108,8 +143,14 @@ struct Sync {
     return *static_cast<T*>(object);
   }
 
-  // Every step is sequentially consistent here: a fence orders nothing more.
-  static void fence(std::memory_order) noexcept {}
+  // The model's fence (scheduler.hpp, "Memory model"); std::atomic_thread_fence outside.
+  static void fence(std::memory_order order) noexcept {
+    if (hooks::active()) {
+      hooks::fence(order);
+    } else {
+      std::atomic_thread_fence(order);
+    }
+  }
 
   using Htm = explore::Htm;
 };
