@@ -86,6 +86,7 @@
 #include <array>
 #include <bit>
 #include <cassert>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -190,6 +191,66 @@ struct CuckooFilterStats {
   std::uint64_t duplicate_rejections = 0;  // inserts that returned kDuplicateLimit
   friend bool operator==(const CuckooFilterStats&, const CuckooFilterStats&) = default;
 };
+
+/// What info() reports about a filter: its shape, its fill and its false-positive bound,
+/// in one struct (RedisBloom's CF.INFO). For a GrowingCuckooFilter the counts are summed
+/// over its levels.
+struct CuckooFilterInfo {
+  /// Fingerprint slots (all levels): bucket_count * slots_per_bucket.
+  std::uint64_t capacity = 0;
+  /// Stored copies, stash entries included.
+  std::uint64_t size = 0;
+  /// Buckets (all levels).
+  std::uint64_t buckets = 0;
+  /// Slots per bucket b.
+  unsigned slots_per_bucket = 0;
+  /// Fingerprint bits f (the newest level's for a growing filter).
+  unsigned fingerprint_bits = 0;
+  /// Fingerprint bits of the oldest level (equal to fingerprint_bits for one filter).
+  unsigned min_fingerprint_bits = 0;
+  /// size / capacity.
+  double load_factor = 0;
+  /// Sub-filters: 1 for a CuckooFilter.
+  unsigned levels = 1;
+  /// memory_bytes(): the tables and the filter objects.
+  std::size_t memory_bytes = 0;
+  /// An upper bound on the probability that contains() answers true for a key never
+  /// inserted, whatever the load: 1 - (1 - q)^(2b), q = (2^f + 2) / 4^f (claim C2); for a
+  /// growing filter the sum of that bound over its levels (docs/growing-filter.md).
+  double false_positive_bound = 0;
+  friend bool operator==(const CuckooFilterInfo&, const CuckooFilterInfo&) = default;
+};
+
+/// What insert_many() did: keys[0, inserted) were stored, in order. If inserted is less
+/// than the number of keys, keys[inserted] was refused with `refusal` (kFull or
+/// kDuplicateLimit, which changed nothing) and the keys after it were not tried, so the
+/// caller can resume from keys[inserted]; otherwise refusal is kInserted.
+struct InsertManyResult {
+  /// The number of keys stored, a prefix of the range.
+  std::size_t inserted = 0;
+  /// Why the insert of keys[inserted] was refused; kInserted when every key was stored.
+  InsertResult refusal = InsertResult::kInserted;
+  /// True when every key was stored.
+  bool complete() const noexcept { return refusal == InsertResult::kInserted; }
+  friend bool operator==(const InsertManyResult&, const InsertManyResult&) = default;
+};
+
+/// The probability that one occupied slot of f-bit fingerprints matches a key never
+/// inserted: q = (2^f + 2) / 4^f (hash value 0 is stored as fingerprint 1).
+/// REQUIRES: 1 <= f <= 32.
+inline double fingerprint_match_probability(unsigned fingerprint_bits) noexcept {
+  const double slot_values = std::ldexp(1.0, static_cast<int>(fingerprint_bits));
+  return (slot_values + 2.0) / (slot_values * slot_values);
+}
+
+/// Claim C2's bound for one cuckoo filter at full load: 1 - (1 - q)^(2b), the
+/// probability that some of the 2b slots a query compares matches.
+/// REQUIRES: 1 <= f <= 32, b >= 1.
+inline double filter_false_positive_bound(unsigned fingerprint_bits,
+                                          unsigned slots_per_bucket) noexcept {
+  const double q = fingerprint_match_probability(fingerprint_bits);
+  return -std::expm1(2.0 * slots_per_bucket * std::log1p(-q));
+}
 
 }  // namespace cuckoo
 
@@ -296,6 +357,64 @@ class BasicCuckooFilter
   using KeyOps::insert;
   using KeyOps::max_copies;
 
+  /// The number of stored copies whose fingerprint matches key's in key's two buckets
+  /// and in the stash entries of its bucket pair. Every copy of key counts, and so does
+  /// every copy of another key with the same fingerprint and bucket pair (which the
+  /// filter cannot tell from key): an upper bound on the copies of key inserted and not
+  /// erased, exact when no other stored key shares key's fingerprint and buckets
+  /// (RedisBloom's CF.COUNT). Never more than max_copies(key).
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  std::uint64_t count(const Key& key) const {
+    return count_hash(hash_of(key));
+  }
+
+  /// Inserts key unless contains(key) is already true (RedisBloom's CF.ADDNX): returns
+  /// kExists, changing nothing, when contains(key) is true, which can be a false
+  /// positive (a key never inserted is then not stored, with the probability of a false
+  /// positive); otherwise what insert(key) returns. Repeated calls store at most one
+  /// copy of a key.
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  InsertResult insert_if_absent(const Key& key) {
+    return insert_if_absent_hash(hash_of(key));
+  }
+
+  /// Inserts the keys of a range in order until one is refused: see InsertManyResult.
+  /// The refused key and the keys after it are not stored (the refused insert changed
+  /// nothing), so no key is lost: resume from keys[result.inserted] after making room.
+  /// The range is read once, front to back (any std::ranges::input_range of keys).
+  template <std::ranges::input_range Keys>
+    requires HasherFor<Hasher, std::ranges::range_value_t<Keys>>
+  InsertManyResult insert_many(Keys&& keys) {
+    InsertManyResult result;
+    for (auto&& key : keys) {  // bound: the range's length
+      const InsertResult r = insert(key);
+      if (r != InsertResult::kInserted) {
+        result.refusal = r;
+        return result;
+      }
+      ++result.inserted;
+    }
+    return result;
+  }
+
+  /// The shape, fill, memory and false-positive bound in one struct (CF.INFO).
+  CuckooFilterInfo info() const noexcept {
+    CuckooFilterInfo i;
+    i.capacity = slot_count();
+    i.size = size_;
+    i.buckets = bucket_count();
+    i.slots_per_bucket = slots_per_bucket();
+    i.fingerprint_bits = fingerprint_bits();
+    i.min_fingerprint_bits = fingerprint_bits();
+    i.load_factor = load_factor();
+    i.levels = 1;
+    i.memory_bytes = memory_bytes();
+    i.false_positive_bound = filter_false_positive_bound(fingerprint_bits(), slots_per_bucket());
+    return i;
+  }
+
   // Batched contains(): results[i] = contains(keys[i]) for every i < keys.size(), same
   // answers, faster for many keys in a large table (see "Batched lookup" above). Entries
   // of results beyond keys.size() are not touched. Throws std::invalid_argument, before
@@ -353,6 +472,17 @@ class BasicCuckooFilter
 
   bool contains_hash(std::uint64_t h) const noexcept {
     return holds_fingerprint(placement_of_hash(h));
+  }
+
+  /// count() for the key whose hash is h.
+  std::uint64_t count_hash(std::uint64_t h) const noexcept {
+    return count_copies(placement_of_hash(h));
+  }
+
+  /// insert_if_absent() for the key whose hash is h.
+  InsertResult insert_if_absent_hash(std::uint64_t h) {
+    if (contains_hash(h)) return InsertResult::kExists;
+    return insert_hash(h);
   }
 
   bool erase_hash(std::uint64_t h) {

@@ -28,7 +28,12 @@
 
 namespace cuckoo::detail {
 
-enum class StructureKind : std::uint8_t { kCuckooFilter = 1, kBloomFilter = 2, kCuckooMap = 3 };
+enum class StructureKind : std::uint8_t {
+  kCuckooFilter = 1,
+  kBloomFilter = 2,
+  kCuckooMap = 3,
+  kGrowingCuckooFilter = 4,
+};
 
 inline constexpr unsigned char kMagic[4] = {'C', 'K', 'O', 'O'};
 inline constexpr std::size_t kEnvelopeHeaderSize = 16;
