@@ -121,8 +121,12 @@ TEST(CuckooFilterApi, InfoReportsShapeFillAndBound) {
   EXPECT_DOUBLE_EQ(i.load_factor, f.load_factor());
   EXPECT_EQ(i.memory_bytes, f.memory_bytes());
   const double q = (4096.0 + 2.0) / (4096.0 * 4096.0);
-  EXPECT_NEAR(i.false_positive_bound, 1 - std::pow(1 - q, 8), 1e-15);
-  EXPECT_NEAR(cuckoo::filter_false_positive_bound(32, 8), 16 * std::ldexp(1.0, -32), 1e-6 * 16 * std::ldexp(1.0, -32));
+  // Claim C2's term and the stash's: 4 entries, each q (2/250 + 2^-31).
+  EXPECT_NEAR(i.false_positive_bound, 1 - std::pow(1 - q, 8) + 4 * q * (2.0 / 250 + std::ldexp(1.0, -31)),
+              1e-15);
+  const double q32 = std::ldexp(1.0, -32);
+  EXPECT_NEAR(cuckoo::filter_false_positive_bound(32, 8, 1U << 30, 4), 16 * q32, 1e-6 * 16 * q32);
+  EXPECT_EQ(cuckoo::filter_false_positive_bound(4, 8, 1, 4), 1.0) << "capped at 1";
 }
 
 }  // namespace

@@ -215,8 +215,9 @@ struct CuckooFilterInfo {
   /// memory_bytes(): the tables and the filter objects.
   std::size_t memory_bytes = 0;
   /// An upper bound on the probability that contains() answers true for a key never
-  /// inserted, whatever the load: 1 - (1 - q)^(2b), q = (2^f + 2) / 4^f (claim C2); for a
-  /// growing filter the sum of that bound over its levels (docs/growing-filter.md).
+  /// inserted, whatever the load: filter_false_positive_bound() (claim C2's
+  /// 1 - (1 - q)^(2b), q = (2^f + 2) / 4^f, plus the stash's share); for a growing filter
+  /// the sum of that bound over its levels (docs/growing-filter.md).
   double false_positive_bound = 0;
   friend bool operator==(const CuckooFilterInfo&, const CuckooFilterInfo&) = default;
 };
@@ -243,13 +244,23 @@ inline double fingerprint_match_probability(unsigned fingerprint_bits) noexcept 
   return (slot_values + 2.0) / (slot_values * slot_values);
 }
 
-/// Claim C2's bound for one cuckoo filter at full load: 1 - (1 - q)^(2b), the
-/// probability that some of the 2b slots a query compares matches.
-/// REQUIRES: 1 <= f <= 32, b >= 1.
-inline double filter_false_positive_bound(unsigned fingerprint_bits,
-                                          unsigned slots_per_bucket) noexcept {
+/// An upper bound on the false-positive rate of one cuckoo filter at any load, for keys
+/// whose hashes behave as random (averaged over the stored keys, as claim C2 is):
+///     1 - (1 - q)^(2b) + stash_slots * q * (2 / n + 2^-31)
+/// The first term is claim C2's: a query compares its fingerprint with at most 2b
+/// occupied slots of its two buckets. The second is the stash: an entry is compared only
+/// when its bucket pair is the query's, which needs the fingerprint to match (q) and the
+/// query's first bucket, independent of its fingerprint, to be one of the entry's two
+/// (at most 2 / n + 2^-31 with Lemire's reduction of 32 bits to n buckets). The second
+/// term matters only for tiny tables (n the bucket count). At most 1.
+/// REQUIRES: 1 <= f <= 32, b >= 1, n >= 1.
+inline double filter_false_positive_bound(unsigned fingerprint_bits, unsigned slots_per_bucket,
+                                          std::uint64_t bucket_count, unsigned stash_slots) noexcept {
   const double q = fingerprint_match_probability(fingerprint_bits);
-  return -std::expm1(2.0 * slots_per_bucket * std::log1p(-q));
+  const double slots = -std::expm1(2.0 * slots_per_bucket * std::log1p(-q));
+  const double stash =
+      stash_slots * q * (2.0 / static_cast<double>(bucket_count) + std::ldexp(1.0, -31));
+  return std::min(1.0, slots + stash);
 }
 
 }  // namespace cuckoo
@@ -411,7 +422,8 @@ class BasicCuckooFilter
     i.load_factor = load_factor();
     i.levels = 1;
     i.memory_bytes = memory_bytes();
-    i.false_positive_bound = filter_false_positive_bound(fingerprint_bits(), slots_per_bucket());
+    i.false_positive_bound = filter_false_positive_bound(fingerprint_bits(), slots_per_bucket(),
+                                                         bucket_count(), kStashSlots);
     return i;
   }
 

@@ -21,22 +21,27 @@
 //
 // The false-positive bound. Let q(f) = (2^f + 2) / 4^f, the probability that one occupied
 // slot holds the fingerprint of a key never inserted (CuckooFilter, claim C2), and
-// B(f) = 1 - (1 - q(f))^(2b) the bound of one level (a query compares its fingerprint with
-// at most 2b occupied slots). For a key x never inserted:
-//     P(contains(x)) <= sum_{l < L} B(f + l)                                        (1)
-//                    <  2b * (2^(1-f) + (8/3) * 4^(-f))  =: false_positive_limit(f, b) (2)
+//     B(f, n) = 1 - (1 - q(f))^(2b) + 4 q(f) (2/n + 2^-31)
+// the bound of one level of n buckets (filter_false_positive_bound(): at most 2b occupied
+// slots are compared, plus the 4 stash entries, each only when its bucket pair is the
+// query's). For a key x never inserted, with n_l the bucket count of level l (n_l >= n_0):
+//     P(contains(x)) <= sum_{l < L} B(f + l, n_l)                                      (1)
+//                    <  (2b + 8/n_0 + 2^-29) * (2^(1-f) + (8/3) * 4^(-f))               (2)
 // whatever the number of levels L and the load of each. Proof. contains(x) is true iff
-// some level matches, so (1) is the union bound over the levels, each at most B(f_l) by
-// claim C2 for that level (the union bound needs no independence between levels, which
-// share h). For (2): 1 - (1 - q)^n <= n q (Bernoulli's inequality), so B(f_l) <= 2b q(f_l),
-// and q(f + l) = 2^(-f-l) + 2 * 4^(-f-l); summing the two geometric series over all
-// l >= 0 gives 2^(1-f) + (8/3) 4^(-f), and the sum over l < L is strictly smaller. With
-// one more bit per level each level's share halves (the target split geometrically, r =
-// 1/2), so the total is below twice the first level's own bound 2b q(f): at f = 12, b = 4
-// the limit is 0.391% for any number of levels; a RedisBloom-style chain with equal
-// fingerprints would instead reach L * B(f). info().false_positive_bound reports (1) for
-// the levels built; false_positive_limit() reports (2); for_error_rate() picks the
-// smallest f whose limit (2) is at most the target.
+// some level matches, so (1) is the union bound over the levels, each at most its
+// B(f_l, n_l) (the union bound needs no independence between levels, which share h). For
+// (2): 1 - (1 - q)^m <= m q (Bernoulli's inequality) and n_l >= n_0, so
+// B(f_l, n_l) <= (2b + 8/n_0 + 2^-29) q(f_l); and q(f + l) = 2^(-f-l) + 2 * 4^(-f-l), whose
+// two geometric series over all l >= 0 sum to 2^(1-f) + (8/3) 4^(-f); the sum over l < L
+// is strictly smaller. With one more bit per level each level's share halves (the target
+// split geometrically, r = 1/2), so the total is below twice the first level's own bound:
+// at f = 12, b = 4 and a large level 0 the limit (2) is 0.391% for any number of levels;
+// a RedisBloom-style chain with equal fingerprints would instead reach L * B(f). The
+// stash term matters only for tiny first levels (8/n_0 against 2b). The statement is, as
+// claim C2's, for keys whose hashes behave as random, averaged over the stored keys.
+// info().false_positive_bound and false_positive_bound() report (1) for the levels built;
+// false_positive_limit() reports (2); for_error_rate() picks the smallest f whose limit
+// (2) is at most the target.
 //
 // Why one more bit per level, not a runtime fingerprint split: CuckooFilter takes f at
 // run time (4..32), so a level is an ordinary CuckooFilter and every guarantee of that
@@ -129,7 +134,7 @@ struct GrowingCuckooFilterConfig {
   std::optional<std::uint64_t> seed;
 
   /// The configuration whose false-positive limit (false_positive_limit(), any number of
-  /// levels) is at most error_rate: the smallest such fingerprint_bits, and max_levels
+  /// levels, for this capacity and b) is at most error_rate: the smallest such fingerprint_bits, and max_levels
   /// as large as that leaves room for (at most the default 8). If even 32 bits are not
   /// enough, fingerprint_bits is the first width that would be (above 32), which the
   /// constructor rejects with a ConfigError naming fingerprint_bits. Never throws.
@@ -137,13 +142,16 @@ struct GrowingCuckooFilterConfig {
                                                   unsigned slots_per_bucket = 4) noexcept;
 };
 
-/// The limit (2) of the design comment: 2b * (2^(1-f) + (8/3) * 4^(-f)), above the
-/// false-positive rate of a growing filter whose level 0 has f-bit fingerprints, for
-/// any number of levels. REQUIRES: 1 <= f <= 60, b >= 1.
-inline double growing_false_positive_limit(unsigned fingerprint_bits,
-                                           unsigned slots_per_bucket) noexcept {
+/// The limit (2) of the design comment: (2b + 8/n + 2^-29) * (2^(1-f) + (8/3) * 4^(-f)),
+/// above the false-positive rate of a growing filter whose level 0 has f-bit
+/// fingerprints and n buckets, for any number of levels. REQUIRES: 1 <= f <= 60, b >= 1,
+/// n >= 1.
+inline double growing_false_positive_limit(unsigned fingerprint_bits, unsigned slots_per_bucket,
+                                           std::uint64_t bucket_count) noexcept {
   const double half = std::ldexp(1.0, -static_cast<int>(fingerprint_bits));
-  return 2.0 * slots_per_bucket * (2.0 * half + (8.0 / 3.0) * half * half);
+  const double compared = 2.0 * slots_per_bucket + 8.0 / static_cast<double>(bucket_count) +
+                          std::ldexp(1.0, -29);
+  return compared * (2.0 * half + (8.0 / 3.0) * half * half);
 }
 
 inline GrowingCuckooFilterConfig GrowingCuckooFilterConfig::for_error_rate(
@@ -151,10 +159,12 @@ inline GrowingCuckooFilterConfig GrowingCuckooFilterConfig::for_error_rate(
   GrowingCuckooFilterConfig c;
   c.capacity = capacity;
   c.slots_per_bucket = slots_per_bucket;
+  const unsigned b = std::max(1U, slots_per_bucket);
+  const std::uint64_t buckets = std::max<std::uint64_t>(1, capacity / b + (capacity % b != 0 ? 1 : 0));
   unsigned f = CuckooFilterConfig::kMinFingerprintBits;
   // Bound: f stops at 33, the first width above the limit.
   while (f <= CuckooFilterConfig::kMaxFingerprintBits &&
-         !(growing_false_positive_limit(f, std::max(1U, slots_per_bucket)) <= error_rate)) {
+         !(growing_false_positive_limit(f, b, buckets) <= error_rate)) {
     ++f;
   }
   c.fingerprint_bits = f;
@@ -387,15 +397,17 @@ class BasicGrowingCuckooFilter
   /// bound. Grows with the levels, always below false_positive_limit().
   double false_positive_bound() const noexcept {
     double sum = 0;
-    for (unsigned l = 0; l < levels_.size(); ++l) {  // bound: level_count()
-      sum += filter_false_positive_bound(config_.fingerprint_bits + l, config_.slots_per_bucket);
+    for (const LevelSlot& l : levels_) {  // bound: level_count()
+      sum += filter_false_positive_bound(l.filter.fingerprint_bits(), l.filter.slots_per_bucket(),
+                                         l.filter.bucket_count(), Level::kStashSlots);
     }
     return sum;
   }
   /// Limit (2) of the design comment: above the false-positive rate for any number of
   /// levels.
   double false_positive_limit() const noexcept {
-    return growing_false_positive_limit(config_.fingerprint_bits, config_.slots_per_bucket);
+    return growing_false_positive_limit(config_.fingerprint_bits, config_.slots_per_bucket,
+                                        levels_.front().filter.bucket_count());
   }
   /// Shape, fill, levels, memory and false_positive_bound() in one struct (CF.INFO).
   CuckooFilterInfo info() const noexcept {
