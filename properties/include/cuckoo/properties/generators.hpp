@@ -124,6 +124,27 @@ inline rc::Gen<TraceHeader> filter_header(unsigned fingerprint_bits, unsigned sl
       capacity, kick_bound(), engine_seed()));
 }
 
+// A GrowingCuckooFilter with level-0 fingerprint_bits f and slots_per_bucket b: a tiny
+// level 0 (8..32 slots) so that sequences add levels, expansion 1..3 and 2..5 levels so
+// that they also reach the level limit (kFull), and the kick bound of kick_bound().
+inline rc::Gen<TraceHeader> growing_header(unsigned fingerprint_bits, unsigned slots_per_bucket) {
+  return full_range(rc::gen::apply(
+      [fingerprint_bits, slots_per_bucket](std::uint64_t cap, unsigned expansion, unsigned levels,
+                                           unsigned kicks, std::uint64_t seed) {
+        GrowingCuckooFilterConfig c;
+        c.capacity = cap;
+        c.fingerprint_bits = fingerprint_bits;
+        c.slots_per_bucket = slots_per_bucket;
+        c.expansion = expansion;
+        c.max_levels = levels;
+        c.max_kicks = kicks;
+        c.seed = seed;
+        return TraceHeader{"growing", subjects::parameters_of(c)};
+      },
+      rc::gen::inRange<std::uint64_t>(8, 33), rc::gen::inRange<unsigned>(1, 4),
+      rc::gen::inRange<unsigned>(2, 6), kick_bound(), engine_seed()));
+}
+
 // A CuckooMap<uint64, uint64, b> starting tiny (1..16 slots) so that growth happens.
 // capped: max_capacity at most 16 slots above the first table, so that growth stops
 // early and kFull is reached.

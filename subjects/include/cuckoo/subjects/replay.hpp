@@ -12,6 +12,8 @@
 //                  [max_rehashes=8] [max_capacity=N]
 //   engine smart   capacity=N seed=S [max_kicks=500] [stash_capacity=8]
 //   engine bloom   bits=M hashes=K seed=S   (no erase ops: a Bloom filter has none)
+//   engine growing capacity=N seed=S [fingerprint_bits=12] [slots_per_bucket=4]
+//                  [max_kicks=500] [expansion=2] [max_levels=8] [max_memory_bytes=0]
 //
 // Every header parameter is one of those listed for its engine (kFilterParameters and
 // the like, beside each mapping) and appears at most once. An unknown parameter (a typo
@@ -29,6 +31,7 @@
 #include "cuckoo/subjects/bloom.hpp"
 #include "cuckoo/subjects/classic.hpp"
 #include "cuckoo/subjects/filter.hpp"
+#include "cuckoo/subjects/growing.hpp"
 #include "cuckoo/subjects/map.hpp"
 #include "cuckoo/subjects/smart.hpp"
 
@@ -44,8 +47,9 @@ inline std::optional<model::Violation> replay(const model::Trace& trace) {
   if (trace.engine == "classic") return replay_classic(trace);
   if (trace.engine == "smart") return replay_smart(trace);
   if (trace.engine == "bloom") return replay_bloom(trace);
+  if (trace.engine == "growing") return replay_growing(trace);
   throw std::invalid_argument("unknown engine '" + trace.engine +
-                              "' in the trace header (expected filter, map, classic, smart or bloom)");
+                              "' in the trace header (expected filter, map, classic, smart, bloom or growing)");
 }
 
 }  // namespace cuckoo::subjects
