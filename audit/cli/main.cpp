@@ -93,7 +93,8 @@ const char* const kHelp =
     "Options of run:\n"
     "  --claims LIST    comma-separated claim ids, either case (default: all)\n"
     "  --engines LIST   comma-separated engines: filter, map, classic, smart, bloom,\n"
-    "                   concurrent-filter, concurrent-map (default: all)\n"
+    "                   concurrent-filter, concurrent-map, growing-filter (default:\n"
+    "                   all)\n"
     "  --profile NAME   quick (under 3 minutes on 2 cores, the default), standard\n"
     "                   (under 20 minutes), full (the nightly lane)\n"
     "  --seed N         the master seed (default 20261121); every task's seed derives\n"
@@ -497,7 +498,8 @@ std::string read_trace_file(const std::filesystem::path& path) {
 }
 
 // The engines `replay` builds (subjects/replay.hpp).
-constexpr std::string_view kReplayEngines[] = {"filter", "map", "classic", "smart", "bloom"};
+constexpr std::string_view kReplayEngines[] = {"filter", "map", "classic", "smart", "bloom",
+                                               "growing"};
 
 // The comment an exec counterexample file ends with: the command that replays it.
 constexpr std::string_view kExecReplayComment = "# replay with: ";
@@ -534,7 +536,7 @@ void check_replayable_engine(const std::string& file, const std::string& text,
                 "traits, trace) (the programs in examples/audit do it with --replay TRACE)");
   }
   usage_error(engine + " in the trace header (cuckoo-audit replay builds filter, "
-              "map, classic, smart or bloom; a trace of your own implementation replays "
+              "map, classic, smart, bloom or growing; a trace of your own implementation replays "
               "through cuckoo::audit::replay_implementation, one written by cuckoo-audit exec "
               "through cuckoo-audit exec --replay TRACE -- COMMAND)");
 }

@@ -16,8 +16,9 @@ std::vector<ClaimInfo> make_catalog() {
        "Random op sequences (inserts with duplicates, erases, failed inserts, serialization "
        "round trips) run against the filter and a multiset model in lock step; every item "
        "inserted and not erased must be found. Failures are shrunk to a replayable trace. "
-       "The concurrent filter's answers are checked under C10.",
-       {"filter", "bloom"}},
+       "The concurrent filter's answers are checked under C10. The growing filter runs through "
+       "its subject adapter (keys every level tells apart), across growth and its level limit.",
+       {"filter", "bloom", "growing-filter"}},
       {"C2",
        "false positive rate at most 1-(1-q)^(2b), q = (2^f+2)/4^f the exact per-slot match "
        "probability (about 2b/2^f)",
@@ -45,13 +46,14 @@ std::vector<ClaimInfo> make_catalog() {
        {"filter", "bloom"}},
       {"C5", "erase removes one copy; at most 2b copies of one item",
        "Inserts one item repeatedly: 2b copies are accepted, the next insert answers "
-       "duplicate_limit and changes nothing; each erase removes exactly one copy.",
-       {"filter"}},
+       "duplicate_limit and changes nothing; each erase removes exactly one copy. The growing "
+       "filter's limit is its newest level's (older levels' copies come on top).",
+       {"filter", "growing-filter"}},
       {"C6", "a failed insert loses nothing",
        "Drives tables and filters into failed inserts (tiny tables, few kicks) and checks, "
        "against the model, that every item present before a failed insert is still found "
        "after it and that no answer for a present item changed.",
-       {"filter", "map", "classic", "smart"}},
+       {"filter", "map", "classic", "smart", "growing-filter"}},
       {"C7", "exact tables answer as the map model; no key stored twice",
        "Random op sequences (insert, insert_or_assign, find, erase, size, clear, resizes) "
        "run against each table and MapModel in lock step, with the table's own invariant "
@@ -76,7 +78,7 @@ std::vector<ClaimInfo> make_catalog() {
        "Serializes and deserializes structures of many shapes and checks equality, then "
        "feeds truncated and bit-flipped bytes to the deserializer, which must reject each "
        "one with an error.",
-       {"filter", "map", "bloom"}},
+       {"filter", "map", "bloom", "growing-filter"}},
       {"C12", "Bloom baseline: false positive rate matches (1-e^(-kn/m))^k",
        "Fills Bloom filters of several sizes and k and checks the measured false positive "
        "count of never-inserted keys against the formula with a two-sided binomial bound.",

@@ -104,6 +104,19 @@ TraceOutcome check_filter(const model::Trace& trace) {
   return out;
 }
 
+TraceOutcome check_growing(const model::Trace& trace) {
+  const GrowingCuckooFilterConfig config = growing_config_from(trace.parameters);
+  GrowingCuckooFilter filter(config);
+  GrowingFilterSubjectAdapter subject(filter);
+  TraceOutcome out = check_against<model::MultisetModel>(subject, trace, *config.seed);
+  const GrowingCuckooFilterStats& s = filter.stats();
+  out.counters.add("inserts answered kFull", static_cast<double>(s.full_rejections));
+  out.counters.add("levels added", static_cast<double>(s.levels_added), "");
+  out.counters.add("traces that reached their level limit",
+                   filter.level_count() == filter.reachable_levels() ? 1.0 : 0.0, "");
+  return out;
+}
+
 TraceOutcome check_map(const model::Trace& trace) {
   const CuckooMapConfig config = map_config_from(trace.parameters);
   return with_map_slots(trace.parameters, [&]<unsigned B>() {
@@ -169,6 +182,20 @@ model::TraceParameters filter_header(TraceRng& rng, unsigned f, unsigned b,
                            : pick(rng, std::array<unsigned, 5>{1, 2, 16, 500, 500});
   c.seed = rng.next();
   return audit::parameters_of(c);
+}
+
+// A growing cuckoo filter header: level-0 f and b fixed, a tiny level 0 (8..32 slots),
+// expansion 1..3 and 2..5 levels, so that traces add levels and reach the limit.
+model::TraceParameters growing_header(TraceRng& rng, unsigned f, unsigned b) {
+  GrowingCuckooFilterConfig c;
+  c.fingerprint_bits = f;
+  c.slots_per_bucket = b;
+  c.capacity = 8 + rng.below(25);
+  c.expansion = static_cast<unsigned>(1 + rng.below(3));
+  c.max_levels = static_cast<unsigned>(2 + rng.below(4));
+  c.max_kicks = pick(rng, std::array<unsigned, 4>{1, 4, 500, 500});
+  c.seed = rng.next();
+  return parameters_of(c);
 }
 
 // An inclusive range a trace's length or key range is drawn from.
@@ -259,6 +286,19 @@ void add_c1(TaskList& tasks, const ModelClaimSizes& sizes) {
         },
         check_filter);
   }
+  for (const unsigned f : {8U, 12U, 16U}) {
+    add_trace_task(
+        tasks, sizes, "C1", "growing-filter",
+        "f=" + u(f) + " b=1..8 capacity=8..32 expansion=1..3 max_levels=2..5",
+        "contains across growth, duplicates, erases, the level limit, round trips",
+        [f, weights](std::uint64_t seed, std::size_t) {
+          TraceRng rng(seed);
+          const unsigned b = pick(rng, std::array<unsigned, 4>{1, 2, 4, 8});
+          model::TraceParameters header = growing_header(rng, f, b);
+          return random_trace(rng, "growing", std::move(header), {150, 300}, {8, 64}, weights);
+        },
+        check_growing);
+  }
   add_trace_task(
       tasks, sizes, "C1", "bloom", "bits=64..1024 hashes=1..8",
       "contains after inserts, duplicates, round trips",
@@ -293,10 +333,35 @@ void add_c5(TaskList& tasks, const ModelClaimSizes& sizes) {
   }
 }
 
+void add_c5_growing(TaskList& tasks, const ModelClaimSizes& sizes) {
+  add_trace_task(
+      tasks, sizes, "C5", "growing-filter", "f=8 b=1..8 capacity=8..32 keys=2..6",
+      "duplicate inserts up to the newest level's copy limit, erase of one copy, sizes",
+      [](std::uint64_t seed, std::size_t) {
+        TraceRng rng(seed);
+        const unsigned b = pick(rng, std::array<unsigned, 4>{1, 2, 4, 8});
+        model::TraceParameters header = growing_header(rng, 8, b);
+        return random_trace(rng, "growing", std::move(header), {100, 200}, {2, 6},
+                            OpWeights{50, 25, 15, 10, 1, 0, 0, 0});
+      },
+      check_growing);
+}
+
 // ---- C6: a failed insert loses nothing ---------------------------------------------------
 
 void add_c6(TaskList& tasks, const ModelClaimSizes& sizes) {
   const OpWeights fill{60, 10, 25, 5, 0, 0, 0, 0};
+  add_trace_task(
+      tasks, sizes, "C6", "growing-filter",
+      "f=8 b=1..8 capacity=8..32 max_levels=2..5 keys=64..256",
+      "inserts past the level limit, then every stored key",
+      [fill](std::uint64_t seed, std::size_t) {
+        TraceRng rng(seed);
+        const unsigned b = pick(rng, std::array<unsigned, 4>{1, 2, 4, 8});
+        model::TraceParameters header = growing_header(rng, 8, b);
+        return random_trace(rng, "growing", std::move(header), {150, 300}, {64, 256}, fill);
+      },
+      check_growing);
   for (const unsigned b : {1U, 4U}) {
     add_trace_task(
         tasks, sizes, "C6", "filter",
@@ -743,6 +808,20 @@ void add_c11(TaskList& tasks, const ModelClaimSizes& sizes) {
                                      filter_validity<CuckooFilter>, tally);
       });
   add_c11_engine(
+      tasks, sizes, "growing-filter", "f=8..16 b=1..8 capacity=8..32 max_levels=2..5",
+      [roundtrips](std::uint64_t seed, std::size_t) {
+        TraceRng rng(seed);
+        const unsigned f = pick(rng, std::array<unsigned, 3>{8, 12, 16});
+        const unsigned b = pick(rng, std::array<unsigned, 4>{1, 2, 4, 8});
+        model::TraceParameters header = growing_header(rng, f, b);
+        return random_trace(rng, "growing", std::move(header), {100, 200}, {8, 64}, roundtrips);
+      },
+      check_growing,
+      [](const model::Trace& trace, TraceRng& rng, CorruptionTally& tally) {
+        corrupt_filled<GrowingCuckooFilter>(growing_config_from(trace.parameters), trace, rng,
+                                            filter_validity<GrowingCuckooFilter>, tally);
+      });
+  add_c11_engine(
       tasks, sizes, "map", "B=1..8 initial_capacity=1..16",
       [map_roundtrips](std::uint64_t seed, std::size_t) {
         TraceRng rng(seed);
@@ -795,6 +874,7 @@ void add_model_claims(TaskList& tasks, Profile profile) {
 void add_model_claims(TaskList& tasks, const ModelClaimSizes& sizes) {
   add_c1(tasks, sizes);
   add_c5(tasks, sizes);
+  add_c5_growing(tasks, sizes);
   add_c6(tasks, sizes);
   add_c7(tasks, sizes);
   add_c8(tasks, sizes);

@@ -42,7 +42,8 @@ Profile profile_from_string(std::string_view name);  // throws UsageError
 
 // The engines the auditor knows, in report order.
 inline constexpr std::string_view kEngineNames[] = {
-    "filter", "map", "classic", "smart", "bloom", "concurrent-filter", "concurrent-map"};
+    "filter", "map", "classic", "smart", "bloom", "concurrent-filter", "concurrent-map",
+    "growing-filter"};
 
 struct ClaimInfo {
   std::string id;       // "C1"
