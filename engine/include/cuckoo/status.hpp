@@ -13,8 +13,7 @@ namespace cuckoo {
 enum class InsertResult : std::uint8_t {
   kInserted,        // the item is now stored (a new copy for filters, a new key for tables)
   kUpdated,         // exact tables, insert_or_assign: the key existed and its value was replaced
-  kExists,          // exact tables, insert: the key existed; filters, insert_if_absent:
-                    // contains(key) was already true (maybe a false positive); nothing changed
+  kExists,          // exact tables, insert: the key existed; nothing changed
   kFull,            // no room (kick bound, stash full, or growth limit); nothing changed
   kDuplicateLimit,  // filters: the item's candidate slots already hold the maximum number
                     // of copies of its fingerprint (2b, or b when both buckets coincide);
