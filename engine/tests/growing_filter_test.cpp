@@ -278,6 +278,15 @@ TEST(GrowingFilter, InsertManyStopsAtTheFirstRefusalAndLosesNothing) {
   const cuckoo::InsertManyResult dup = g.insert_many(same);
   EXPECT_EQ(dup.refusal, InsertResult::kDuplicateLimit);
   EXPECT_EQ(dup.inserted, g.level(0).max_copies(5));
+  // The keys after the refused one are not tried: 8 comes after a refused copy of 7.
+  GrowingCuckooFilter h(small_config(14, 64, 16, 4));
+  std::vector<int> then(h.max_copies(7) + 1, 7);
+  then.push_back(8);
+  const cuckoo::InsertManyResult stop = h.insert_many(then);
+  EXPECT_EQ(stop.refusal, InsertResult::kDuplicateLimit);
+  EXPECT_EQ(stop.inserted, then.size() - 2);
+  EXPECT_EQ(h.size(), stop.inserted);
+  EXPECT_EQ(h.count(8), 0U);
 }
 
 TEST(GrowingFilter, InfoSumsTheLevels) {
