@@ -65,6 +65,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <span>
 
 #include "cuckoo/sync/policy.hpp"
@@ -158,6 +159,17 @@ class BasicKcas {
     const std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
     if ((raw & kTagMask) == 0) [[likely]] return raw >> 2;
     return peek_descriptor(word, raw);
+  }
+
+  // The value of `word` if no K-CAS or RDCSS reference is installed in it, else
+  // nullopt. Never helps, never waits, writes nothing. Once every operation on the word
+  // has returned, no reference is left in it, so this is how a quiescent check (a test,
+  // a debugger, a consistency audit after the threads joined) reads words without
+  // risking a wait on an operation that went wrong.
+  static std::optional<std::uint64_t> read_if_idle(const Word& word) noexcept {
+    const std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
+    if ((raw & kTagMask) != 0) return std::nullopt;
+    return raw >> 2;
   }
 
   // A single-word compare-and-swap, linearizable with kcas(). REQUIRES: values <=
