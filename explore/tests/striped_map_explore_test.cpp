@@ -53,7 +53,9 @@ void report(const std::string& what, const ex::Result& r) {
 
 template <StripedMapFault Fault>
 struct Shared {
-  explicit Shared(const cuckoo::CuckooMapConfig& c) : map(c), recorder(3, 8) {}
+  explicit Shared(const cuckoo::CuckooMapConfig& c) : map(c), recorder(3, 8) {
+    recorder.set_real_time_hook(&ex::real_time_point);
+  }
   Map<Fault> map;
   sub::HistoryRecorder recorder;
 };
@@ -113,19 +115,29 @@ ex::Scenario churn(bool grow) {
   };
 }
 
+// Stale reads on: a load with a choice reads an older store one time in 8 (random and
+// PCT), and every schedule with at most one stale read (bounded).
+ex::Options weak_memory() {
+  ex::Options options;
+  options.stale_read_one_in = 8;
+  options.max_stale_reads = 1;
+  return options;
+}
+
 TEST(StripedMapExplored, HistoriesAreLinearizable) {
   const std::uint64_t runs = long_lane() ? 10'000 : 500;
   for (const bool grow : {false, true}) {
     const std::string name = grow ? "striped map, growing" : "striped map, full table";
     SCOPED_TRACE(name);
-    const ex::Result w = ex::random_walk(churn<StripedMapFault::kNone>(grow), 0x5a, runs);
+    const ex::Result w = ex::random_walk(churn<StripedMapFault::kNone>(grow), 0x5a, runs, weak_memory());
     report(name + " random", w);
     EXPECT_FALSE(w.failed) << w.message;
-    const ex::Result p = ex::pct(churn<StripedMapFault::kNone>(grow), 0x5a, 3, runs);
+    const ex::Result p = ex::pct(churn<StripedMapFault::kNone>(grow), 0x5a, 3, runs, weak_memory());
     report(name + " pct(3)", p);
     EXPECT_FALSE(p.failed) << p.message;
     const unsigned bound = long_lane() ? 2 : 1;
-    const ex::Result b = ex::bounded(churn<StripedMapFault::kNone>(grow), bound, long_lane() ? 100'000 : 20'000);
+    const ex::Result b =
+        ex::bounded(churn<StripedMapFault::kNone>(grow), bound, long_lane() ? 100'000 : 20'000, weak_memory());
     report(name + " bounded(" + std::to_string(bound) + ")", b);
     EXPECT_FALSE(b.failed) << b.message;
     if (!long_lane()) {
@@ -306,7 +318,7 @@ TEST(StripedMapExplored, ALockFreeLookupNeverMissesAKeyThatAPathMoves) {
   static_assert(Map<StripedMapFault::kNone>::kAtomicItems, "the scenario is about lock-free lookups");
   const MoveRace r = find_move_race();
   ASSERT_NE(r.moved, 0U) << "no prefill has a path that moves a key from its second bucket to its first";
-  const ex::Result b = ex::bounded(move_race(r), 2, 1'000'000);
+  const ex::Result b = ex::bounded(move_race(r), 2, 1'000'000, weak_memory());
   report("lookup during a path move bounded(2)", b);
   EXPECT_FALSE(b.failed) << b.message;
   EXPECT_TRUE(b.complete) << b.summary();
@@ -360,6 +372,7 @@ struct RetryShared {
   explicit RetryShared(const cuckoo::CuckooMapConfig& c)
       : map(c, cuckoo::DefaultHasher{}, WatchedEqual{&watch}), recorder(2, 8) {
     watch.finder_key = &finder_key;
+    recorder.set_real_time_hook(&ex::real_time_point);
   }
   FinderWatch watch;  // before map: the map's KeyEqual points at it
   WatchedMap map;
@@ -464,7 +477,8 @@ TEST(StripedMapExplored, ALookupRetriedAfterAnEraseAnswersOnlyFromItsRetry) {
   ASSERT_NE(r.key, 0U) << "no key has a second key that takes its slot once it is erased";
   auto reach = std::make_shared<RetryReach>();
   const unsigned bound = long_lane() ? 3 : 2;
-  const ex::Result b = ex::bounded(erase_during_lookup(r, reach), bound, long_lane() ? 1'000'000 : 100'000);
+  const ex::Result b =
+      ex::bounded(erase_during_lookup(r, reach), bound, long_lane() ? 1'000'000 : 100'000, weak_memory());
   report("lookup retried after an erase bounded(" + std::to_string(bound) + ")", b);
   std::printf("[explore]   %s\n", reach->describe().c_str());
   EXPECT_FALSE(b.failed) << b.message;
@@ -479,7 +493,8 @@ TEST(StripedMapExplored, ALookupThatKeepsOverlappingAWriterTakesTheStripes) {
   ASSERT_NE(r.key, 0U);
   auto reach = std::make_shared<RetryReach>();
   const unsigned bound = long_lane() ? 3 : 2;
-  const ex::Result b = ex::bounded(assign_during_lookup(r.key, reach), bound, long_lane() ? 1'000'000 : 100'000);
+  const ex::Result b =
+      ex::bounded(assign_during_lookup(r.key, reach), bound, long_lane() ? 1'000'000 : 100'000, weak_memory());
   report("lookup against an assignment bounded(" + std::to_string(bound) + ")", b);
   std::printf("[explore]   %s\n", reach->describe().c_str());
   EXPECT_FALSE(b.failed) << b.message;
