@@ -250,7 +250,7 @@ void filter_lookup(benchmark::State& state, unsigned bits, std::uint64_t items, 
 // (positive queries must all hit, negative ones give the filter's false-positive rate);
 // 1: one mix round (only timed: its answers are not the filter's). The power-of-two
 // form is counted by bench_instructions only (these tables are not a power of two).
-// Context for the README's account of the one-key targets, no target.
+// Context for docs/performance.md's account of the one-key targets, no target.
 void filter_fixed_lookup(benchmark::State& state, std::uint64_t items, QueryKind kind, int form) {
   const FilledFilter& f = filled_filter(12, items);
   const cuckoo::bench::FixedShapeTable fixed(f.filter, /*huge_pages=*/true);
