@@ -1,4 +1,4 @@
-// Exact-table benchmarks (issue 7, items 4 and 5).
+// Exact-table benchmarks: CuckooMap, SmartCuckoo and ClassicCuckoo against their peers.
 //
 //   map/{cuckoo_map,absl_flat_hash_map,libcuckoo,unordered_map}/
 //       {insert_presized,insert_growing,find_hit,find_miss,erase}/N
@@ -113,7 +113,8 @@ std::unique_ptr<AbslMap> make_for(const AbslMap*, std::uint64_t items, Sizing si
   return m;
 }
 // libcuckoo, used from one thread (its locks uncontended): the single-threaded peer the
-// issue compares against. reserve(n) sizes it for n items at its own load factor.
+// performance targets compare against. reserve(n) sizes it for n items at its own load
+// factor.
 std::unique_ptr<LibcuckooMap> make_for(const LibcuckooMap*, std::uint64_t items, Sizing sizing) {
   auto m = std::make_unique<LibcuckooMap>();
   if (sizing == Sizing::kPresized) m->reserve(items);

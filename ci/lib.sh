@@ -26,3 +26,5 @@ CUCKOO_BROWSER_PACKAGES=(chromium)
 # The interpreter of the Python example subjects that ci/test audits with cuckoo-audit exec
 # (examples/audit/exec/, audit/tests/exec_subjects/); without it those tests skip.
 CUCKOO_EXEC_EXAMPLE_PACKAGES=(python3)
+# The API reference (ci/docs), checked by the default lane's docs tests.
+CUCKOO_DOCS_PACKAGES=(doxygen)

@@ -1,4 +1,4 @@
-// CuckooMap as a C++ container user expects it (issue 11): standard hashers with the
+// CuckooMap as a C++ container user expects it: standard hashers with the
 // seed mixed in, enum keys, heterogeneous lookup without building a key, allocators and
 // their propagation, emplace / try_emplace / operator[] / at / count, mutable iteration.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// CuckooMap::find_many, the batched find (issue 13): the same answer as find() for every
+// CuckooMap::find_many, the batched find: the same answer as find() for every
 // key, across groups, growth, the stash, an empty and a moved-from map, heterogeneous
 // keys, and the result ranges a user passes; too few results is an error that writes
 // nothing.

@@ -1,4 +1,4 @@
-// Regression tests of CuckooMap defects found in review (issue 11). Each one failed on
+// Regression tests of CuckooMap defects found in review. Each one failed on
 // the code before its fix:
 //   - a refused insert (kFull) moved from the caller's key and value;
 //   - the branch-free key comparison called a class key's operator== on empty slots;

@@ -1,5 +1,5 @@
-// Statistics users read, pinned to exact values on hand-built scenarios (issue 11: they
-// were checked only for monotonicity, so an off-by-one in a kick counter or a histogram
+// Statistics users read, pinned to exact values on hand-built scenarios (they
+// were once checked only for monotonicity, so an off-by-one in a kick counter or a histogram
 // bucketed wrong went unnoticed). Keys are placed in chosen buckets by injected hashers;
 // every expected value below is derived in the comments from the engine's documented
 // algorithm, not read off a run.

@@ -19,29 +19,36 @@
 
 namespace cuckoo {
 
+/// An invalid configuration, thrown by constructors before anything is allocated: field()
+/// names the configuration field, what() the value given and the allowed range.
 class ConfigError : public std::invalid_argument {
  public:
+  /// An error for `field`; what() is "invalid configuration: <field>: <message>".
   ConfigError(std::string field, const std::string& message)
       : std::invalid_argument("invalid configuration: " + field + ": " + message),
         field_(std::move(field)) {}
 
+  /// The name of the configuration field that is invalid (for example
+  /// "fingerprint_bits").
   const std::string& field() const noexcept { return field_; }
 
  private:
   std::string field_;
 };
 
+/// What is wrong with bytes given to a deserialize() (DeserializeError::code()).
 enum class DeserializeErrc : std::uint8_t {
-  kTruncated,           // fewer bytes than the header or a field needs
-  kBadMagic,            // not a cuckoo serialization at all
-  kWrongKind,           // a serialization of another structure (a map given to a filter)
-  kUnsupportedVersion,  // a format version this build does not read
-  kChecksumMismatch,    // the bytes were altered after serialization
-  kBadConfig,           // the stored configuration is outside the allowed ranges
-  kInconsistent,        // fields contradict each other (sizes, counts, reserved bits)
-  kTrailingBytes,       // bytes after the end of the structure
+  kTruncated,           ///< fewer bytes than the header or a field needs
+  kBadMagic,            ///< not a cuckoo serialization at all
+  kWrongKind,           ///< a serialization of another structure (a map given to a filter)
+  kUnsupportedVersion,  ///< a format version this build does not read
+  kChecksumMismatch,    ///< the bytes were altered after serialization
+  kBadConfig,           ///< the stored configuration is outside the allowed ranges
+  kInconsistent,        ///< fields contradict each other (sizes, counts, reserved bits)
+  kTrailingBytes,       ///< bytes after the end of the structure
 };
 
+/// The name of the code, as used in messages ("truncated", "bad_magic", ...).
 constexpr std::string_view to_string(DeserializeErrc c) noexcept {
   switch (c) {
     case DeserializeErrc::kTruncated: return "truncated";
@@ -56,13 +63,18 @@ constexpr std::string_view to_string(DeserializeErrc c) noexcept {
   return "unknown";
 }
 
+/// Bytes that are not a valid serialized structure: code() classifies the problem, what()
+/// names the field or check that failed. Deserialization never reads out of bounds, never
+/// allocates more than the input justifies and never returns a half-built object.
 class DeserializeError : public std::runtime_error {
  public:
+  /// An error of kind `code`; what() names the code and gives `message`.
   DeserializeError(DeserializeErrc code, const std::string& message)
       : std::runtime_error("cannot deserialize (" + std::string(to_string(code)) +
                            "): " + message),
         code_(code) {}
 
+  /// What is wrong with the bytes.
   DeserializeErrc code() const noexcept { return code_; }
 
  private:

@@ -68,38 +68,46 @@ constexpr std::uint64_t reduce64(std::uint64_t hash, std::uint64_t n) noexcept {
 
 }  // namespace detail
 
+/// The default Hasher of every engine (seeded shape): integers and enums by a strong
+/// 64-bit mixer of the value and the seed, byte strings by XXH3 with the seed.
+/// Transparent: std::string, std::string_view and const char* hash equal.
 struct DefaultHasher {
-  // Heterogeneous lookup: the string overloads hash equal strings equally.
+  /// Heterogeneous lookup: the string overloads hash equal strings equally.
   using is_transparent = void;
 
+  /// Hash of an integer: a strong 64-bit mix of the key and the seed.
   template <std::integral T>
   constexpr std::uint64_t operator()(T key, std::uint64_t seed) const noexcept {
     // Two rounds so that keys differing only in the seed's low bits still spread.
     return detail::mix64(detail::mix64(static_cast<std::uint64_t>(key) ^ seed) +
                          0x9e3779b97f4a7c15ULL);
   }
+  /// Hash of an enum: the hash of its underlying value.
   template <class T>
     requires std::is_enum_v<T>
   constexpr std::uint64_t operator()(T key, std::uint64_t seed) const noexcept {
     return (*this)(static_cast<std::underlying_type_t<T>>(key), seed);
   }
+  /// Hash of a byte string: XXH3-64 of its bytes with the seed.
   std::uint64_t operator()(std::string_view key, std::uint64_t seed) const noexcept {
     return XXH3_64bits_withSeed(key.data(), key.size(), seed);
   }
+  /// Hash of a std::string: the same as its std::string_view.
   std::uint64_t operator()(const std::string& key, std::uint64_t seed) const noexcept {
     return (*this)(std::string_view(key), seed);
   }
+  /// Hash of a NUL-terminated string: the same as its std::string_view.
   std::uint64_t operator()(const char* key, std::uint64_t seed) const noexcept {
     return (*this)(std::string_view(key), seed);
   }
 };
 
-// A hasher of the seeded shape for Key.
+/// A hasher of the seeded shape for Key.
 template <class H, class Key>
 concept SeededHasherFor = requires(const H& h, const Key& k) {
   { h(k, std::uint64_t{0}) } -> std::convertible_to<std::uint64_t>;
 };
-// A hasher of the standard shape (std::hash, absl::Hash) for Key.
+/// A hasher of the standard shape (std::hash, absl::Hash) for Key.
 template <class H, class Key>
 concept StandardHasherFor = requires(const H& h, const Key& k) {
   { h(k) } -> std::convertible_to<std::size_t>;
@@ -109,17 +117,17 @@ template <class H, class Key>
 concept HasherFor =
     std::copy_constructible<H> && (SeededHasherFor<H, Key> || StandardHasherFor<H, Key>);
 
-// Whether H and Eq both declare is_transparent: then lookups take any key type they
-// accept (abseil's and the standard containers' rule).
+/// Whether H and Eq both declare is_transparent: then lookups take any key type they
+/// accept (abseil's and the standard containers' rule).
 template <class H, class Eq>
 concept TransparentPair = requires {
   typename H::is_transparent;
   typename Eq::is_transparent;
 };
 
-// The 64-bit hash of key under seed: h(key, seed) for a seeded hasher; for a standard
-// one, its result with the seed mixed in (see the top of this file). The seeded shape
-// wins when a hasher offers both. Hashers must not throw (every engine REQUIRES it).
+/// The 64-bit hash of key under seed: h(key, seed) for a seeded hasher; for a standard
+/// one, its result with the seed mixed in (see the top of this file). The seeded shape
+/// wins when a hasher offers both. Hashers must not throw (every engine REQUIRES it).
 template <class H, class Key>
   requires SeededHasherFor<H, Key> || StandardHasherFor<H, Key>
 constexpr std::uint64_t seeded_hash(const H& h, const Key& key, std::uint64_t seed) noexcept {
@@ -131,9 +139,9 @@ constexpr std::uint64_t seeded_hash(const H& h, const Key& key, std::uint64_t se
   }
 }
 
-// A fresh seed from the operating system's entropy source; engines call this when the
-// configuration names no seed. The seed is readable (seed()) and serialized so that any
-// run can be replayed.
+/// A fresh seed from the operating system's entropy source; engines call this when the
+/// configuration names no seed. The seed is readable (seed()) and serialized so that any
+/// run can be replayed.
 inline std::uint64_t random_seed() {
   std::random_device rd;
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
