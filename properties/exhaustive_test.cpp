@@ -1307,8 +1307,8 @@ class MapSystem {
       InsertResult r = InsertResult::kInserted;
       bool erased = false;
       const std::size_t stash_before = m.stash_size();
-      if (op.kind == OpKind::kInsert) r = m.insert(op.key, op.value);
-      if (op.kind == OpKind::kInsertOrAssign) r = m.insert_or_assign(op.key, op.value);
+      if (op.kind == OpKind::kInsert) r = m.insert_outcome(op.key, op.value);
+      if (op.kind == OpKind::kInsertOrAssign) r = m.insert_or_assign_outcome(op.key, op.value);
       if (op.kind == OpKind::kErase) erased = m.erase(op.key);
       if (op.kind == OpKind::kClear) m.clear();
       bool refused = false;
