@@ -227,10 +227,10 @@ TEST(Statistics, CuckooMapLongestPath) {
   (*hasher.placed)[1] = Map::hash_for_buckets(0, 1, 4);  // X: first bucket 0
   (*hasher.placed)[2] = Map::hash_for_buckets(1, 2, 4);  // Y: first bucket 1
   (*hasher.placed)[3] = Map::hash_for_buckets(0, 0, 4);  // the new key
-  ASSERT_EQ(map.insert(1, 1), InsertResult::kInserted);
-  ASSERT_EQ(map.insert(2, 2), InsertResult::kInserted);
+  ASSERT_EQ(map.insert_outcome(1, 1), InsertResult::kInserted);
+  ASSERT_EQ(map.insert_outcome(2, 2), InsertResult::kInserted);
   ASSERT_EQ(map.stats().bfs_searches, 0U);
-  ASSERT_EQ(map.insert(3, 3), InsertResult::kInserted);
+  ASSERT_EQ(map.insert_outcome(3, 3), InsertResult::kInserted);
   EXPECT_EQ(map.stats().bfs_searches, 1U);
   EXPECT_EQ(map.stats().bfs_failures, 0U);
   EXPECT_EQ(map.stats().longest_path, 2U);
