@@ -107,9 +107,10 @@ concept StdHashable = std::is_default_constructible_v<std::hash<T>> &&
                       };
 
 #if CUCKOO_HAS_ABSL_HASH
-// T declares its own AbslHashValue (found by argument-dependent lookup; absl's
-// overloads for standard types are in a namespace that lookup does not reach, so
-// std::pair and the like do not pull in absl unasked).
+// T has an AbslHashValue that absl::Hash finds: the type's own (argument-dependent
+// lookup), or abseil's for standard types (std::pair, std::tuple, std::vector, ...,
+// reached through absl::HashState's base class), so those keys work too when abseil is
+// available, and then need absl::hash at link time.
 template <class T>
 concept AbslHashable = requires(absl::HashState state, const T& key) {
   AbslHashValue(std::move(state), key);
