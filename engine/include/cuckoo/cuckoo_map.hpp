@@ -696,9 +696,9 @@ class CuckooMap {
   bool reserve(size_type n);
   /// std::unordered_map::rehash: a table of at least ceil(n / SlotsPerBucket) buckets
   /// that holds size() items within kReserveLoadPercent, growing or shrinking to that
-  /// size. Throws CapacityError if that needs more than max_capacity slots or a rebuild
-  /// fails; the map is then unchanged. rehash(0) shrinks to the smallest table that
-  /// reserve(size()) would accept, and if no such rebuild succeeds, keeps the table.
+  /// size. Throws CapacityError if that needs more than max_capacity slots or a growing
+  /// rebuild fails; the map is then unchanged. A shrink (rehash(0): the smallest table
+  /// that reserve(size()) would accept) that no rebuild can place keeps the table.
   void rehash(size_type n);
 
   // ---- Modifiers: the outcome forms ---------------------------------------------------
