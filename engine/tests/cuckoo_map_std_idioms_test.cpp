@@ -128,11 +128,14 @@ TEST(CuckooMapStdIdioms, RangesAlgorithmsOnANonConstMap) {
   auto found = std::ranges::find_if(m, [](const auto& kv) { return kv.first == 7; });
   ASSERT_NE(found, m.end());
   EXPECT_EQ(found->second, 50);
+#if !defined(__clang__) || __clang_major__ >= 15
+  // clang 14 with libstdc++ 12 rejects std::views::keys on std::unordered_map too.
   int key_sum = 0;
   for (int k : m | std::views::keys) key_sum += k;
   EXPECT_EQ(key_sum, 99 * 100 / 2);
   for (int& v : m | std::views::values) v = 0;
   EXPECT_TRUE(std::ranges::all_of(m, [](const auto& kv) { return kv.second == 0; }));
+#endif
 }
 
 TEST(CuckooMapStdIdioms, StructuredBindingsBindOrCopy) {

@@ -459,15 +459,15 @@ class CuckooMap {
   }
   /// insert(item); the hint is ignored (a cuckoo table has no use for one). Returns the
   /// item with that key.
-  iterator insert(const_iterator /*hint*/, const value_type& item) { return insert(item).first; }
+  iterator insert(const const_iterator& /*hint*/, const value_type& item) { return insert(item).first; }
   /// insert(std::move(item)); the hint is ignored.
-  iterator insert(const_iterator /*hint*/, value_type&& item) {
+  iterator insert(const const_iterator& /*hint*/, value_type&& item) {
     return insert(std::move(item)).first;
   }
   /// insert(std::forward<P>(item)); the hint is ignored.
   template <class P>
     requires std::is_constructible_v<value_type, P&&>
-  iterator insert(const_iterator /*hint*/, P&& item) {
+  iterator insert(const const_iterator& /*hint*/, P&& item) {
     return insert(std::forward<P>(item)).first;
   }
   /// Inserts each item of [first, last) in order (a key already present, or repeated,
@@ -519,7 +519,7 @@ class CuckooMap {
   }
   /// emplace(args...).first; the hint is ignored.
   template <class... Args>
-  iterator emplace_hint(const_iterator /*hint*/, Args&&... args) {
+  iterator emplace_hint(const const_iterator& /*hint*/, Args&&... args) {
     return emplace(std::forward<Args>(args)...).first;
   }
 
@@ -541,12 +541,12 @@ class CuckooMap {
   }
   /// try_emplace(key, args...).first; the hint is ignored.
   template <class... Args>
-  iterator try_emplace(const_iterator /*hint*/, const K& key, Args&&... args) {
+  iterator try_emplace(const const_iterator& /*hint*/, const K& key, Args&&... args) {
     return try_emplace(key, std::forward<Args>(args)...).first;
   }
   /// try_emplace(std::move(key), args...).first; the hint is ignored.
   template <class... Args>
-  iterator try_emplace(const_iterator /*hint*/, K&& key, Args&&... args) {
+  iterator try_emplace(const const_iterator& /*hint*/, K&& key, Args&&... args) {
     return try_emplace(std::move(key), std::forward<Args>(args)...).first;
   }
 
@@ -568,13 +568,13 @@ class CuckooMap {
   /// insert_or_assign(key, value).first; the hint is ignored.
   template <class M>
     requires std::is_assignable_v<V&, M&&> && std::is_constructible_v<V, M&&>
-  iterator insert_or_assign(const_iterator /*hint*/, const K& key, M&& value) {
+  iterator insert_or_assign(const const_iterator& /*hint*/, const K& key, M&& value) {
     return insert_or_assign(key, std::forward<M>(value)).first;
   }
   /// insert_or_assign(std::move(key), value).first; the hint is ignored.
   template <class M>
     requires std::is_assignable_v<V&, M&&> && std::is_constructible_v<V, M&&>
-  iterator insert_or_assign(const_iterator /*hint*/, K&& key, M&& value) {
+  iterator insert_or_assign(const const_iterator& /*hint*/, K&& key, M&& value) {
     return insert_or_assign(std::move(key), std::forward<M>(value)).first;
   }
 
@@ -605,17 +605,17 @@ class CuckooMap {
   /// std::unordered_map (no item moves: unlike erase(key), a stashed item is not moved
   /// back into the freed slot), so erasing while iterating visits every other item once.
   /// REQUIRES: pos is a dereferenceable iterator of this map.
-  iterator erase(iterator pos) { return erase(const_iterator(pos)); }
+  iterator erase(const iterator& pos) { return erase(const_iterator(pos)); }
   /// As above.
-  iterator erase(const_iterator pos) {
+  iterator erase(const const_iterator& pos) {
     assert(pos.slots_ == &slots_ && pos.pos_ < slots_.size() && slots_.occupied(pos.pos_));
     erase_at(pos.pos_, /*refill=*/false);
     return iterator(&slots_, pos.pos_ + 1);
   }
   /// Removes the items of [first, last); returns last. Nothing else moves.
   /// REQUIRES: a valid range of this map's iterators.
-  iterator erase(const_iterator first, const_iterator last) {
-    for (; first != last; first = erase(first)) {  // bounded by the range
+  iterator erase(const const_iterator& first, const const_iterator& last) {
+    for (const_iterator it = first; it != last; it = erase(it)) {  // bounded by the range
     }
     return iterator(&slots_, last.pos_);
   }
@@ -647,7 +647,7 @@ class CuckooMap {
   /// its item.
   insert_return_type insert(node_type&& node);
   /// insert(std::move(node)).position; the hint is ignored.
-  iterator insert(const_iterator /*hint*/, node_type&& node) {
+  iterator insert(const const_iterator& /*hint*/, node_type&& node) {
     return insert(std::move(node)).position;
   }
   /// Moves every item of source whose key is absent here into this map (as abseil and
