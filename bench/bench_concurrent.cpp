@@ -228,12 +228,19 @@ template <class M>
 std::uint64_t apply_map(M& m, const Op& op) {
   switch (op.kind) {
     case OpKind::kLookup:
-      if constexpr (requires { m.find(op.key) != nullptr; }) {
+      if constexpr (requires { m.find_value(op.key) != nullptr; }) {  // CuckooMap
+        return m.find_value(op.key) != nullptr ? 1 : 0;
+      } else if constexpr (requires { m.find(op.key) != nullptr; }) {
         return m.find(op.key) != nullptr ? 1 : 0;
       } else {
         return m.find(op.key).has_value() ? 1 : 0;
       }
-    case OpKind::kInsert: return m.insert(op.key, op.key) == InsertResult::kInserted ? 1 : 0;
+    case OpKind::kInsert:
+      if constexpr (requires { m.insert_outcome(op.key, op.key); }) {  // CuckooMap
+        return m.insert_outcome(op.key, op.key) == InsertResult::kInserted ? 1 : 0;
+      } else {
+        return m.insert(op.key, op.key) == InsertResult::kInserted ? 1 : 0;
+      }
     case OpKind::kErase: return m.erase(op.key) ? 1 : 0;
     case OpKind::kUpdate: break;
   }

@@ -79,12 +79,14 @@ std::unique_ptr<StdMap> make_std_map(std::uint64_t items, Sizing sizing) {
   if (sizing == Sizing::kPresized) m->reserve(items);
   return m;
 }
-bool map_insert(Map& m, std::uint64_t k) { return m.insert(k, k) == InsertResult::kInserted; }
+bool map_insert(Map& m, std::uint64_t k) {
+  return m.insert_outcome(k, k) == InsertResult::kInserted;
+}
 bool map_insert(StdMap& m, std::uint64_t k) { return m.emplace(k, k).second; }
 bool map_insert(AbslMap& m, std::uint64_t k) { return m.emplace(k, k).second; }
 bool map_insert(LibcuckooMap& m, std::uint64_t k) { return m.insert(k, k); }
 std::uint64_t map_find(const Map& m, std::uint64_t k) {
-  const std::uint64_t* v = m.find(k);
+  const std::uint64_t* v = m.find_value(k);
   return v != nullptr ? *v | 1 : 0;
 }
 // The standard-shaped maps (std::unordered_map, absl::flat_hash_map).
@@ -97,7 +99,7 @@ std::uint64_t map_find(const LibcuckooMap& m, std::uint64_t k) {
   std::uint64_t v = 0;
   return m.find(k, v) ? v | 1 : 0;
 }
-bool map_erase(Map& m, std::uint64_t k) { return m.erase(k); }
+bool map_erase(Map& m, std::uint64_t k) { return m.erase(k) == 1; }
 bool map_erase(StdMap& m, std::uint64_t k) { return m.erase(k) == 1; }
 bool map_erase(AbslMap& m, std::uint64_t k) { return m.erase(k) == 1; }
 bool map_erase(LibcuckooMap& m, std::uint64_t k) { return m.erase(k); }

@@ -159,23 +159,23 @@ class CoarseConcurrentMap {
 
   // Write section; growth, when needed, runs inside it.
   InsertResult insert(const K& key, const V& value) {
-    return lock_.with_write([&] { return map_.insert(key, value); });
+    return lock_.with_write([&] { return map_.insert_outcome(key, value); });
   }
   InsertResult insert(K&& key, V&& value) {
     // A hardware abort rolls back the moves along with everything else; emulated
     // transactions abort only before the section starts. So key and value are moved
     // from exactly once, by the run that commits.
-    return lock_.with_write([&] { return map_.insert(std::move(key), std::move(value)); });
+    return lock_.with_write([&] { return map_.insert_outcome(std::move(key), std::move(value)); });
   }
   InsertResult insert_or_assign(const K& key, const V& value) {
-    return lock_.with_write([&] { return map_.insert_or_assign(key, value); });
+    return lock_.with_write([&] { return map_.insert_or_assign_outcome(key, value); });
   }
   InsertResult insert_or_assign(K&& key, V&& value) {
     return lock_.with_write(
-        [&] { return map_.insert_or_assign(std::move(key), std::move(value)); });
+        [&] { return map_.insert_or_assign_outcome(std::move(key), std::move(value)); });
   }
   bool erase(const K& key) {
-    return lock_.with_write([&] { return map_.erase(key); });
+    return lock_.with_write([&] { return map_.erase(key) != 0; });
   }
 
   // Atomic read-modify-write (contracts at the top of this file). Write sections, with
@@ -184,7 +184,7 @@ class CoarseConcurrentMap {
   template <class F>
   bool update_fn(const K& key, F&& fn) {
     return lock_.with_write([&] {
-      V* value = map_.find(key);
+      V* value = map_.find_value(key);
       if (value == nullptr) return false;
       std::invoke(fn, *value);
       return true;
@@ -193,7 +193,7 @@ class CoarseConcurrentMap {
   template <class F>
   bool erase_fn(const K& key, F&& fn) {
     return lock_.with_write([&] {
-      V* value = map_.find(key);
+      V* value = map_.find_value(key);
       if (value == nullptr) return false;
       if (static_cast<bool>(std::invoke(fn, *value))) map_.erase(key);
       return true;
@@ -203,29 +203,29 @@ class CoarseConcurrentMap {
     requires std::is_constructible_v<K, KK&&>
   InsertResult upsert(KK&& key, F&& fn, Args&&... args) {
     return lock_.with_write([&] {
-      if (V* value = map_.find(key)) {
+      if (V* value = map_.find_value(key)) {
         std::invoke(fn, *value);
         return InsertResult::kUpdated;
       }
-      return map_.try_emplace(std::forward<KK>(key), std::forward<Args>(args)...);
+      return map_.try_emplace_outcome(std::forward<KK>(key), std::forward<Args>(args)...);
     });
   }
   template <class KK, class F, class... Args>
     requires std::is_constructible_v<K, KK&&>
   InsertResult uprase_fn(KK&& key, F&& fn, Args&&... args) {
     return lock_.with_write([&] {
-      if (V* value = map_.find(key)) {
+      if (V* value = map_.find_value(key)) {
         if (static_cast<bool>(std::invoke(fn, *value))) map_.erase(key);
         return InsertResult::kUpdated;
       }
-      return map_.try_emplace(std::forward<KK>(key), std::forward<Args>(args)...);
+      return map_.try_emplace_outcome(std::forward<KK>(key), std::forward<Args>(args)...);
     });
   }
 
   // Read sections.
   std::optional<V> find(const K& key) const {
     return lock_.with_read([&]() -> std::optional<V> {
-      const V* value = std::as_const(map_).find(key);
+      const V* value = std::as_const(map_).find_value(key);
       return value == nullptr ? std::nullopt : std::optional<V>(*value);
     });
   }
@@ -268,7 +268,7 @@ class CoarseConcurrentMap {
   template <class F>
   void for_each(F&& f) const {
     const Guard<sync::ReadMode> guard(lock_, sync::kNoElision);
-    for (const value_type& item : map_) std::invoke(f, item.first, item.second);
+    for (const auto& item : map_) std::invoke(f, item.first, item.second);
   }
   std::vector<value_type> snapshot() const {
     std::vector<value_type> items;

@@ -4,6 +4,13 @@
 // allocated. field() names the configuration field; what() says the value given and the
 // allowed range.
 //
+// CapacityError: an exact map's std-shaped insert (insert, emplace, try_emplace,
+// insert_or_assign, operator[], rehash) found no room and could not grow: the growth
+// limit (max_capacity) is reached, growth failed (memory ran out, or the hasher gives
+// too many keys the same buckets). Derives from std::length_error, the standard
+// containers' exception for "more than max_size()". The map and the caller's arguments
+// are unchanged when it is thrown. size() and max_capacity() are the map's at the time.
+//
 // DeserializeError: bytes that are not a valid serialized structure. code() classifies
 // the problem; what() names the field or check that failed. Deserialization never reads
 // out of bounds, never allocates more than the input bytes justify, and never returns a
@@ -12,6 +19,7 @@
 
 #include "detail/platform.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -34,6 +42,31 @@ class ConfigError : public std::invalid_argument {
 
  private:
   std::string field_;
+};
+
+/// Thrown by CuckooMap's standard-shaped inserts (insert, emplace, try_emplace,
+/// insert_or_assign, operator[], insert(node), rehash) when the item has no room and the
+/// map cannot grow: nothing changed and no argument was consumed.
+class CapacityError : public std::length_error {
+ public:
+  /// `operation` names the refused call; the sizes go into what().
+  CapacityError(const std::string& operation, std::size_t size, std::size_t capacity,
+                std::size_t max_capacity)
+      : std::length_error(operation + ": no room for the item and the map cannot grow (size " +
+                          std::to_string(size) + ", capacity " + std::to_string(capacity) +
+                          " slots, max_capacity " + std::to_string(max_capacity) +
+                          "); nothing changed, the arguments were not consumed"),
+        size_(size),
+        max_capacity_(max_capacity) {}
+
+  /// The map's size() when the insert was refused.
+  std::size_t size() const noexcept { return size_; }
+  /// The map's config().max_capacity.
+  std::size_t max_capacity() const noexcept { return max_capacity_; }
+
+ private:
+  std::size_t size_;
+  std::size_t max_capacity_;
 };
 
 /// What is wrong with bytes given to a deserialize() (DeserializeError::code()).

@@ -14,9 +14,15 @@
 // seeded_hash() is the one place that rule lives; every engine calls it.
 // DefaultHasher takes integers and enums (a strong 64-bit mixer) and byte strings
 // (XXH3), and is transparent: std::string, std::string_view and const char* hash
-// equal, so a map with DefaultHasher and std::equal_to<> looks up a std::string key by
-// std::string_view without building a string. Tests inject their own Hasher to place
-// keys in chosen buckets.
+// equal, so a map with DefaultHasher and std::equal_to<> (DefaultKeyEqual<std::string>)
+// looks up a std::string key by std::string_view without building a string. Any other
+// key type falls back, in this order, to a std::hash<Key> specialization the user
+// declared, then (only when <absl/hash/hash.h> is available and CUCKOO_NO_ABSL_HASH is
+// not defined) to an AbslHashValue overload found by argument-dependent lookup, hashed
+// with absl::Hash<Key> (the program must then link absl::hash); either result goes
+// through seeded_hash's mix with the seed. The types DefaultHasher knows natively keep
+// their hash values (serialized maps and filters depend on them). Tests inject their
+// own Hasher to place keys in chosen buckets.
 #pragma once
 
 #include "detail/platform.hpp"
@@ -24,10 +30,24 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+
+// abseil is optional: with its hash header available (and CUCKOO_NO_ABSL_HASH not
+// defined), DefaultHasher also takes key types that declare AbslHashValue.
+#if !defined(CUCKOO_NO_ABSL_HASH) && defined(__has_include)
+#if __has_include(<absl/hash/hash.h>)
+#include <absl/hash/hash.h>
+#define CUCKOO_HAS_ABSL_HASH 1
+#endif
+#endif
+#ifndef CUCKOO_HAS_ABSL_HASH
+#define CUCKOO_HAS_ABSL_HASH 0
+#endif
 
 // xxHash in its header-only mode, with the macro taken back afterwards so that it does
 // not leak into the user's code (xxhash.h's inline mode renames its symbols, so a later
@@ -66,6 +86,40 @@ constexpr std::uint64_t reduce64(std::uint64_t hash, std::uint64_t n) noexcept {
   return static_cast<std::uint64_t>((static_cast<u128>(hash) * n) >> 64);
 }
 
+// The one seed mix of a standard (unseeded) hash value: a bijection of h for each seed
+// (see seeded_hash).
+constexpr std::uint64_t mix_seed(std::uint64_t h, std::uint64_t seed) noexcept {
+  return mix64(mix64(h ^ seed) + 0x9e3779b97f4a7c15ULL);
+}
+
+// The key types DefaultHasher hashes itself; any other type takes the fallbacks.
+template <class T>
+concept NativelyHashed = std::integral<T> || std::is_enum_v<T> ||
+                         std::is_convertible_v<const T&, std::string_view> ||
+                         std::is_convertible_v<const T&, const char*>;
+
+// A std::hash<T> that is enabled (the standard's disabled specializations are not
+// default constructible) and callable.
+template <class T>
+concept StdHashable = std::is_default_constructible_v<std::hash<T>> &&
+                      requires(const T& key) {
+                        { std::hash<T>{}(key) } -> std::convertible_to<std::size_t>;
+                      };
+
+#if CUCKOO_HAS_ABSL_HASH
+// T has an AbslHashValue that absl::Hash finds: the type's own (argument-dependent
+// lookup), or abseil's for standard types (std::pair, std::tuple, std::vector, ...,
+// reached through absl::HashState's base class), so those keys work too when abseil is
+// available, and then need absl::hash at link time.
+template <class T>
+concept AbslHashable = requires(absl::HashState state, const T& key) {
+  AbslHashValue(std::move(state), key);
+};
+#else
+template <class T>
+concept AbslHashable = false;
+#endif
+
 }  // namespace detail
 
 /// The default Hasher of every engine (seeded shape): integers and enums by a strong
@@ -100,7 +154,29 @@ struct DefaultHasher {
   std::uint64_t operator()(const char* key, std::uint64_t seed) const noexcept {
     return (*this)(std::string_view(key), seed);
   }
+  /// Any other key: the user's std::hash<T> specialization, else (abseil available) its
+  /// AbslHashValue through absl::Hash<T>, with the seed mixed in. REQUIRES: that hash
+  /// does not throw.
+  template <class T>
+    requires(!detail::NativelyHashed<T> && (detail::StdHashable<T> || detail::AbslHashable<T>))
+  std::uint64_t operator()(const T& key, std::uint64_t seed) const noexcept {
+    if constexpr (detail::StdHashable<T>) {
+      return detail::mix_seed(static_cast<std::uint64_t>(std::hash<T>{}(key)), seed);
+    } else {
+#if CUCKOO_HAS_ABSL_HASH
+      return detail::mix_seed(static_cast<std::uint64_t>(absl::Hash<T>{}(key)), seed);
+#endif
+    }
+  }
 };
+
+/// The default key equality of the exact maps: std::equal_to<> (transparent) for
+/// std::string keys, so that find(std::string_view) and find("literal") work without
+/// building a string (DefaultHasher hashes the three equally), std::equal_to<K> for
+/// every other key.
+template <class K>
+using DefaultKeyEqual =
+    std::conditional_t<std::is_same_v<K, std::string>, std::equal_to<>, std::equal_to<K>>;
 
 /// A hasher of the seeded shape for Key.
 template <class H, class Key>
@@ -134,8 +210,7 @@ constexpr std::uint64_t seeded_hash(const H& h, const Key& key, std::uint64_t se
   if constexpr (SeededHasherFor<H, Key>) {
     return static_cast<std::uint64_t>(h(key, seed));
   } else {
-    return detail::mix64(detail::mix64(static_cast<std::uint64_t>(h(key)) ^ seed) +
-                         0x9e3779b97f4a7c15ULL);
+    return detail::mix_seed(static_cast<std::uint64_t>(h(key)), seed);
   }
 }
 
