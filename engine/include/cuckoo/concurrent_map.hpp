@@ -33,7 +33,11 @@
 // ---------------------------------------------------------------
 // Any number of threads may call insert, insert_or_assign, erase, find, contains, size,
 // empty, clear, reserve, for_each, snapshot, check_invariants and the accessors at once,
-// in any mix, on the same map. Construction and destruction need exclusive access.
+// in any mix, on the same map (the striped map also find_fn, update, rehash, lock_table
+// and copying the map: its copy constructor takes the source's stripes). Construction,
+// destruction, move construction and assignment (of the moved-from map too), copy
+// assignment (of the target) and swap (of both maps) need exclusive access, as in
+// libcuckoo's cuckoohash_map.
 // Which locks each one holds (none is held on any return path: every lock is a scoped
 // guard, released before the call returns, also when it leaves by an exception):
 //
@@ -54,8 +58,17 @@
 //                                                          counters (exact when no
 //                                                          insert or erase runs)
 //   clear, reserve       write section, not elided         every stripe
+//   rehash               -                                 every stripe
 //   for_each, snapshot,  read section, not elided          every stripe
-//     check_invariants
+//     check_invariants,
+//     copy constructor
+//   find_fn              -                                 atomic items: as find (fn on
+//                                                          a copy); other items: the
+//                                                          key's two stripes, fn inside
+//   update               -                                 the key's two stripes
+//   lock_table           -                                 every stripe, held by the
+//                                                          returned view until it is
+//                                                          destroyed or unlock()ed
 //   capacity, bucket_    read section                      none (atomic snapshot)
 //     count, load_factor
 //
@@ -79,8 +92,17 @@
 //
 // for_each(f) calls f(key, value) for every item with the lock(s) above held, so it sees
 // one consistent state; f runs exactly once per item (never inside a transaction) and
-// must not call into the same map (the locks are not recursive). There are no iterators:
-// they would have to hold a lock across calls.
+// must not call into the same map (the locks are not recursive). Iterators: the striped
+// map's lock_table() returns a locked view (libcuckoo's locked_table,
+// detail/striped_map_locked.hpp) that holds every stripe while it lives and offers
+// forward iterators, find, insert, emplace, insert_or_assign, erase, clear, reserve and
+// rehash. Meanwhile other threads' locking operations wait; their lock-free lookups
+// cannot validate and, after kMaxOptimisticReads tries, wait too, so no lookup sees
+// the view's changes half done. The thread that holds the view must not call the map's
+// locking members (they would wait for it forever): they throw LockedTableError instead
+// (the lock-free size, empty, capacity, bucket_count, load_factor, seed, config and stats
+// still answer). The coarse map has no locked view. docs/concurrent-map-api.md compares
+// the striped map's API with libcuckoo's, member by member.
 //
 // Calls that are concurrent with each other take effect in some order; which one wins a
 // race is up to the scheduler. In particular size() while inserts and erases run is a
@@ -90,8 +112,11 @@
 // Hasher and KeyEqual are called under the locks (the striped design also hashes outside
 // them, and its lock-free lookups compare keys outside them); they must not call into the
 // map. K and V: as CuckooMap (nothrow move
-// constructible); V must also be copy constructible (find returns a copy). An exception
-// thrown by copying a key or value leaves the map unchanged.
+// constructible). The coarse map's V must also be copy constructible (find returns a
+// copy); the striped map takes move-only values (std::unique_ptr): find, snapshot and
+// copying the map are then not offered (requires-clauses), find_fn, update_fn, update,
+// the view's iterators and the rest are. An exception thrown by copying a key or value
+// leaves the map unchanged.
 #pragma once
 
 #include <concepts>
@@ -296,7 +321,9 @@ class CoarseConcurrentMap {
   map_type map_;  // guarded by lock_
 };
 
-// Design (b): striped bucket locks (detail/striped_map.hpp).
+/// Design (b): striped bucket locks (detail/striped_map.hpp): lock-free lookups of atomic
+/// items, the key's two stripes for everything else, a locked view (lock_table()) with
+/// iterators; every member's contract is on its declaration in detail/striped_map.hpp.
 template <class K, class V, unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
           class KeyEqual = std::equal_to<K>>
 using StripedConcurrentMap = detail::StripedMap<K, V, SlotsPerBucket, Hasher, KeyEqual>;

@@ -131,28 +131,29 @@
 
 namespace cuckoo {
 
-// Counters of a StripedConcurrentMap since construction. Relaxed statistics: exact once
-// the threads that used the map have been joined.
+/// Counters of a StripedConcurrentMap since construction. Relaxed statistics: exact once
+/// the threads that used the map have been joined.
 struct StripedMapStats {
-  std::uint64_t inserts = 0;            // new keys stored
-  std::uint64_t updates = 0;            // values replaced by insert_or_assign
-  std::uint64_t erases = 0;             // keys removed
-  std::uint64_t path_inserts = 0;       // inserts placed by a concurrently moved path
-  std::uint64_t path_retries = 0;       // path attempts abandoned: validation failed
-  std::uint64_t exclusive_inserts = 0;  // inserts that took every stripe
-  std::uint64_t growths = 0;            // tables replaced by bigger ones (insert or reserve)
-  std::uint64_t table_retries = 0;      // lock sections retried: the table was replaced
-  std::uint64_t full_rejections = 0;    // inserts answered kFull
-  std::uint64_t locked_reads = 0;       // lookups of atomic items that took the stripes:
-                                        // every lock-free read overlapped a writer
+  std::uint64_t inserts = 0;            ///< new keys stored
+  std::uint64_t updates = 0;            ///< values replaced by insert_or_assign
+  std::uint64_t erases = 0;             ///< keys removed
+  std::uint64_t path_inserts = 0;       ///< inserts placed by a concurrently moved path
+  std::uint64_t path_retries = 0;       ///< path attempts abandoned: validation failed
+  std::uint64_t exclusive_inserts = 0;  ///< inserts that took every stripe
+  std::uint64_t growths = 0;            ///< tables replaced by bigger ones (insert or reserve)
+  std::uint64_t table_retries = 0;      ///< lock sections retried: the table was replaced
+  std::uint64_t full_rejections = 0;    ///< inserts answered kFull
+  std::uint64_t locked_reads = 0;       ///< lookups of atomic items that took the stripes:
+                                        ///< every lock-free read overlapped a writer
 };
 
-// Thrown by a StripedConcurrentMap member called by a thread that holds the same map's
-// locked view (lock_table()): the call would wait forever for a stripe that the thread
-// itself holds. Calls on other maps, and the lock-free members (size, empty, capacity,
-// bucket_count, load_factor, seed, config, stats, ...), are not affected.
+/// Thrown by a StripedConcurrentMap member called by a thread that holds the same map's
+/// locked view (lock_table()): the call would wait forever for a stripe that the thread
+/// itself holds. Calls on other maps, and the lock-free members (size, empty, capacity,
+/// bucket_count, load_factor, seed, config, stats, ...), are not affected.
 class LockedTableError : public std::logic_error {
  public:
+  /// what() says which rule was broken.
   using std::logic_error::logic_error;
 };
 
@@ -227,44 +228,55 @@ class StripedMapWithFault {
                 "KeyEqual must compare two keys");
 
  public:
+  /// The key type.
   using key_type = K;
+  /// The value type.
   using mapped_type = V;
+  /// An item, as snapshot() and for_each() give it.
   using value_type = std::pair<K, V>;
+  /// Sizes and counts.
   using size_type = std::size_t;
+  /// The Hasher policy (hash.hpp).
   using hasher = Hasher;
+  /// The key comparison.
   using key_equal = KeyEqual;
   /// The locked view that lock_table() returns (detail/striped_map_locked.hpp).
   class LockedTable;
   /// libcuckoo's name of the locked view.
   using locked_table = LockedTable;
 
+  /// Slots per bucket (1, 2, 4 or 8).
   static constexpr unsigned kSlotsPerBucket = SlotsPerBucket;
+  /// The planted test fault (kNone for StripedConcurrentMap).
   static constexpr StripedMapFault kFault = Fault;
-  // Bucket indices are 32-bit and doubling stays within them (as CuckooMap).
+  /// Bucket indices are 32-bit and doubling stays within them (as CuckooMap).
   static constexpr std::uint32_t kMaxBucketCount = std::uint32_t{1} << 31;
+  /// The largest max_capacity a configuration may ask for.
   static constexpr std::uint64_t kMaxCapacity = std::uint64_t{kMaxBucketCount} * SlotsPerBucket;
-  // Lock sections retried because the table was replaced, per call, before the call
-  // takes every stripe. Never reached in practice: every growth but the first at least
-  // doubles the table (growth_target()), so 31 growths reach 2^31 buckets.
+  /// Lock sections retried because the table was replaced, per call, before the call
+  /// takes every stripe. Never reached in practice: every growth but the first at least
+  /// doubles the table (growth_target()), so 31 growths reach 2^31 buckets.
   static constexpr unsigned kMaxTableRetries = 32;
-  // Optimistic path attempts per insert before it takes every stripe.
+  /// Optimistic path attempts per insert before it takes every stripe.
   static constexpr unsigned kMaxPathAttempts = 4;
-  // Whether items are atomic (see "Lookups" at the top of this file): keys and values
-  // that are trivially copyable and held by a lock-free std::atomic.
+  /// Whether items are atomic (see "Lookups" at the top of this file): keys and values
+  /// that are trivially copyable and held by a lock-free std::atomic.
   static constexpr bool kAtomicItems = is_atomic_item<K>() && is_atomic_item<V>();
-  // Lock-free reads a lookup of atomic items tries before it takes the stripes.
+  /// Lock-free reads a lookup of atomic items tries before it takes the stripes.
   static constexpr unsigned kMaxOptimisticReads = 4;
-  // Growth bounds (as CuckooMap; no reseeding: see the top of this file).
+  /// Growth bounds (as CuckooMap; no reseeding: see the top of this file).
   static constexpr unsigned kMaxGrowthSteps = 3;
+  /// Below this load an insert that finds no path answers kFull instead of growing.
   static constexpr unsigned kMinGrowthLoadPercent = 5;
+  /// The load reserve(n) plans for: n items fill the table to at most this percentage.
   static constexpr unsigned kReserveLoadPercent = SlotsPerBucket == 1   ? 45
                                                   : SlotsPerBucket == 2 ? 80
                                                   : SlotsPerBucket == 4 ? 90
                                                                         : 95;
 
-  // Throws ConfigError naming the field if config is invalid (the rules of
-  // CuckooMapConfig, with kMaxCapacity above), before allocating anything;
-  // std::bad_alloc if the first table cannot be allocated.
+  /// Throws ConfigError naming the field if config is invalid (the rules of
+  /// CuckooMapConfig, with kMaxCapacity above), before allocating anything;
+  /// std::bad_alloc if the first table cannot be allocated.
   explicit StripedMapWithFault(const CuckooMapConfig& config = {}, Hasher hash_fn = {},
                                KeyEqual equal_fn = {})
       : config_(validated(config)),
@@ -559,18 +571,18 @@ class StripedMapWithFault {
     return LockedTable(*this);
   }
 
-  // Bytes the map holds for its tables: exactly live_bytes_per_slot() * capacity() +
-  // retired_bytes(), so less than (live_bytes_per_slot() + retained_bytes_per_slot()) *
-  // capacity(). Not counted: the stripe locks, the per-thread search buffers, and what
-  // items of other types own outside their slots (a std::string's heap buffer).
-  // Locks held on return: none (every stripe while it reads).
+  /// Bytes the map holds for its tables: exactly live_bytes_per_slot() * capacity() +
+  /// retired_bytes(), so less than (live_bytes_per_slot() + retained_bytes_per_slot()) *
+  /// capacity(). Not counted: the stripe locks, the per-thread search buffers, and what
+  /// items of other types own outside their slots (a std::string's heap buffer).
+  /// Locks held on return: none (every stripe while it reads).
   std::size_t memory_bytes() const {
     check_not_locked_by_this_thread();
     const Guard all(stripes_, kAllStripes);
     return live_table().live_bytes() + retired_bytes_locked();
   }
-  // Bytes the live table holds per slot: the slot (word, key and value, each an atomic)
-  // with atomic items; the slot word and the std::optional<std::pair<K, V>> with others.
+  /// Bytes the live table holds per slot: the slot (word, key and value, each an atomic)
+  /// with atomic items; the slot word and the std::optional<std::pair<K, V>> with others.
   static constexpr std::size_t live_bytes_per_slot() noexcept {
     if constexpr (kAtomicItems) {
       return sizeof(AtomicSlot);
@@ -578,8 +590,8 @@ class StripedMapWithFault {
       return sizeof(SlotWord) + sizeof(Slot);
     }
   }
-  // Bytes a retired table keeps per slot for lock-free readers: the whole slot with
-  // atomic items, the slot word with others.
+  /// Bytes a retired table keeps per slot for lock-free readers: the whole slot with
+  /// atomic items, the slot word with others.
   static constexpr std::size_t retained_bytes_per_slot() noexcept {
     if constexpr (kAtomicItems) {
       return sizeof(AtomicSlot);
@@ -587,35 +599,46 @@ class StripedMapWithFault {
       return sizeof(SlotWord);
     }
   }
-  // Bytes the retired tables keep for lock-free readers (see the top of this file):
-  // retained_bytes_per_slot() per slot of every table replaced so far, and always
-  //   retired_bytes() < retained_bytes_per_slot() * capacity(),
-  // whatever the sequence of inserts, reserve() and clear() calls.
-  // Locks held on return: none (every stripe while it reads).
+  /// Bytes the retired tables keep for lock-free readers (see the top of this file):
+  /// retained_bytes_per_slot() per slot of every table replaced so far, and always
+  ///   retired_bytes() < retained_bytes_per_slot() * capacity(),
+  /// whatever the sequence of inserts, reserve() and clear() calls.
+  /// Locks held on return: none (every stripe while it reads).
   std::size_t retired_bytes() const {
     check_not_locked_by_this_thread();
     const Guard all(stripes_, kAllStripes);
     return retired_bytes_locked();
   }
 
-  // Lock-free snapshots. size() sums the per-stripe item counters: O(stripe_count()),
-  // exact when no insert or erase runs, and otherwise counts each concurrent insert or
-  // erase fully or not at all (detail/concurrent_map_locks.hpp).
+  /// Lock-free snapshots. size() sums the per-stripe item counters: O(stripe_count()),
+  /// exact when no insert or erase runs, and otherwise counts each concurrent insert or
+  /// erase fully or not at all (detail/concurrent_map_locks.hpp).
   std::size_t size() const noexcept { return stripes_.item_count(); }
+  /// Whether size() is 0 (the same snapshot).
   bool empty() const noexcept { return size() == 0; }
+  /// Buckets of the live table (one atomic load; no lock).
   std::uint32_t bucket_count() const noexcept {
     return table_.load(std::memory_order_acquire)->bucket_count;
   }
+  /// Slots of the live table: bucket_count() * kSlotsPerBucket (no lock).
   std::size_t capacity() const noexcept { return std::size_t{bucket_count()} * SlotsPerBucket; }
+  /// size() / capacity() (two snapshots; no lock).
   double load_factor() const noexcept {
     return static_cast<double>(size()) / static_cast<double>(capacity());
   }
+  /// The hash seed (never changes: growth does not reseed; swap exchanges it).
   std::uint64_t seed() const noexcept { return seed_; }
+  /// The validated configuration (swap and assignment exchange it).
   const CuckooMapConfig& config() const noexcept { return config_; }
+  /// The number of stripe locks (fixed by max_capacity).
   std::size_t stripe_count() const noexcept { return stripes_.count(); }
+  /// The hasher in use.
   const Hasher& hash_function() const noexcept { return hasher_; }
+  /// The key comparison in use.
   const KeyEqual& key_eq() const noexcept { return key_eq_; }
 
+  /// Counters of the operations on this object since construction (relaxed: exact once
+  /// the threads that used the map are joined; not exchanged by swap or moves).
   StripedMapStats stats() const noexcept {
     StripedMapStats s;
     s.inserts = counters_.sum(Counter::kInserts);
@@ -631,9 +654,9 @@ class StripedMapWithFault {
     return s;
   }
 
-  // Calls f(key, value) for every item, under every stripe: a consistent snapshot.
-  // REQUIRES: f does not call into this map (stripe locks are not recursive).
-  // Locks held on return: none.
+  /// Calls f(key, value) for every item, under every stripe: a consistent snapshot.
+  /// REQUIRES: f does not call into this map (stripe locks are not recursive).
+  /// Locks held on return: none.
   template <class F>
   void for_each(F&& f) const {
     check_not_locked_by_this_thread();
@@ -651,6 +674,8 @@ class StripedMapWithFault {
     }
   }
 
+  /// Every item, copied under every stripe (one consistent state). Only for copyable
+  /// keys and values. Locks held on return: none.
   std::vector<value_type> snapshot() const
     requires std::copy_constructible<K> && std::copy_constructible<V>
   {
@@ -659,15 +684,15 @@ class StripedMapWithFault {
     return items;
   }
 
-  // The two candidate buckets of key in the live table (a snapshot).
+  /// The two candidate buckets of key in the live table (a snapshot).
   std::pair<std::uint32_t, std::uint32_t> buckets_of(const K& key) const {
     const MapBucketPair pair = map_buckets(hash_key(key), bucket_count());
     return {pair.first, pair.second};
   }
 
-  // Verifies, under every stripe: every item sits in a candidate bucket of its key, its
-  // slot word holds those buckets, empty slots have the empty word, no key is stored
-  // twice, and size() equals the items stored. Returns "" or the first violation.
+  /// Verifies, under every stripe: every item sits in a candidate bucket of its key, its
+  /// slot word holds those buckets, empty slots have the empty word, no key is stored
+  /// twice, and size() equals the items stored. Returns "" or the first violation.
   std::string check_invariants() const;
 
  private:
