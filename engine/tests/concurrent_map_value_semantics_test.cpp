@@ -187,7 +187,8 @@ TYPED_TEST(StripedMapAsValue, CopiesAreEqualAndIndependent) {
   EXPECT_EQ(assigned.config().max_capacity, source.config().max_capacity);
   EXPECT_EQ(assigned.seed(), source.seed());
   EXPECT_FALSE(assigned.contains(key_of<Map>(9999)));
-  assigned = assigned;  // self-assignment keeps everything
+  const Map& same = assigned;
+  assigned = same;  // self-assignment keeps everything
   EXPECT_EQ(assigned.size(), 299U);
   EXPECT_EQ(assigned.check_invariants(), "");
 }
