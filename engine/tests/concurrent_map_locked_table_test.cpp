@@ -222,7 +222,9 @@ TYPED_TEST(LockedTable, TheHoldingThreadsOwnCallsThrowInsteadOfDeadlocking) {
   using C = TypeParam;
   typename C::Map map(config(16));
   map.insert(C::key(1), C::value(1, 0));
-  cuckoo::test::Watchdog watchdog(cuckoo::test::current_test_name(), std::chrono::seconds(60));
+  // A map that missed the self-deadlock would hang below: fail fast (the calls take
+  // microseconds).
+  cuckoo::test::Watchdog watchdog(cuckoo::test::current_test_name(), std::chrono::seconds(20));
   auto view = map.lock_table();
   EXPECT_THROW(map.insert(C::key(2), C::value(2, 0)), LockedTableError);
   EXPECT_THROW(map.insert_or_assign(C::key(1), C::value(1, 5)), LockedTableError);

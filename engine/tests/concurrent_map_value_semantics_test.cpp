@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <concepts>
 #include <cstdint>
 #include <cstdio>
@@ -250,6 +251,57 @@ TYPED_TEST(StripedMapAsValue, RehashAndReserveGrowAndKeepTheItems) {
   EXPECT_EQ(map.size(), 6U);
   for (std::uint64_t k = 0; k < 6; ++k) EXPECT_EQ(*map.find(key_of<Map>(k)), value_of<Map>(k));
   EXPECT_EQ(map.check_invariants(), "");
+}
+
+// fn of update_fn, erase_fn, upsert (and find_fn of non-atomic items) runs inside the
+// key's critical section: while fn runs, another thread's assignment of the same key
+// must not complete. fn waits a while for the other thread and reports whether it
+// finished meanwhile (one-sided: a correct map never lets it finish; a map that ran fn
+// outside the lock lets it finish well within the wait).
+template <class Map, class Call>
+void fn_runs_under_the_key_lock(Map& map, const char* what, Call call) {
+  const auto key = key_of<Map>(1);
+  std::atomic<bool> entered{false};
+  std::atomic<bool> writer_done{false};
+  bool finished_inside = false;
+  std::thread writer([&] {
+    while (!entered.load(std::memory_order_acquire)) std::this_thread::yield();
+    map.insert_or_assign(key, value_of<Map>(77));
+    writer_done.store(true, std::memory_order_release);
+  });
+  call(key, [&] {
+    entered.store(true, std::memory_order_release);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(150);
+    while (std::chrono::steady_clock::now() < until && !writer_done.load(std::memory_order_acquire)) {
+      std::this_thread::yield();
+    }
+    finished_inside = writer_done.load(std::memory_order_acquire);
+  });
+  writer.join();
+  EXPECT_FALSE(finished_inside) << "another thread's write of the key completed while " << what << "'s fn ran";
+  EXPECT_EQ(*map.find(key), value_of<Map>(77));
+}
+
+TYPED_TEST(StripedMapAsValue, FnRunsInsideTheKeysCriticalSection) {
+  using Map = TypeParam;
+  Map map(config(16));
+  map.insert(key_of<Map>(1), value_of<Map>(1));
+  cuckoo::test::Watchdog watchdog(cuckoo::test::current_test_name());
+  using V = typename Map::mapped_type;
+  fn_runs_under_the_key_lock(map, "update_fn", [&](const auto& key, auto wait) {
+    EXPECT_TRUE(map.update_fn(key, [&](V&) { wait(); }));
+  });
+  fn_runs_under_the_key_lock(map, "erase_fn", [&](const auto& key, auto wait) {
+    EXPECT_TRUE(map.erase_fn(key, [&](V&) { wait(); return false; }));
+  });
+  fn_runs_under_the_key_lock(map, "upsert", [&](const auto& key, auto wait) {
+    EXPECT_EQ(map.upsert(key, [&](V&) { wait(); }, value_of<Map>(0)), InsertResult::kUpdated);
+  });
+  if constexpr (!Map::kAtomicItems) {  // atomic items: find_fn's fn runs on a lock-free copy
+    fn_runs_under_the_key_lock(map, "find_fn", [&](const auto& key, auto wait) {
+      EXPECT_TRUE(map.find_fn(key, [&](const V&) { wait(); }));
+    });
+  }
 }
 
 // A copy taken while another thread changes two keys together under its locked view
