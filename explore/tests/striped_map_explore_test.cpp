@@ -10,7 +10,9 @@
 // hops) must be caught by the exploration alone. Two scenarios aim at the lock-free
 // lookup's retry (read_optimistic): a read invalidated by an erase, retried and coming
 // back empty, and reads that keep overlapping a writer until the lookup takes the
-// stripes; each counts the executions that took its path and fails if none did.
+// stripes; each counts the executions that took its path and fails if none did. One more
+// races a lock-free lookup against an erase and an insert made through the locked view
+// (lock_table()).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -500,6 +502,56 @@ TEST(StripedMapExplored, ALookupThatKeepsOverlappingAWriterTakesTheStripes) {
   EXPECT_FALSE(b.failed) << b.message;
   EXPECT_TRUE(b.complete) << b.summary();
   EXPECT_GT(reach->locked, 0U) << "no execution had a lookup exhaust its lock-free reads and take the stripes: "
+                               << reach->describe();
+}
+
+// ---- The locked view against a lock-free lookup -------------------------------------------
+//
+// Prefill K -> 1; thread 0 finds K lock-free; thread 1 takes the locked view
+// (lock_table(): every stripe), erases K, inserts J -> 2 through the view (into the slot
+// K left, as in erase_during_lookup) and unlocks. The view's erase and insert are
+// recorded as two operations (each takes effect inside the view; no other thread can
+// observe the map between them). A lookup may answer K -> 1 (before the view) or absent
+// (after it), never K -> 2: a first read that saw K's word and key before the view and
+// J's value after it must fail validation, because the view's stripes were odd while it
+// held them and moved on when it let go. A view that wrote without holding the stripes,
+// or let go of them without moving their versions on, would let that read validate.
+// Counted: executions in which the lookup read K, was invalidated by the view and came
+// back empty lock-free (retried_empty), and those in which it took the stripes after
+// finding them held by the view (locked).
+ex::Scenario view_during_lookup(EraseRace r, std::shared_ptr<RetryReach> reach) {
+  return [r, reach] {
+    auto s = std::make_shared<RetryShared>(full_table_config());
+    s->finder_key = r.key;
+    (void)s->recorder.thread(0).record(sub::OpKind::kInsert, r.key, 1,
+                                       [&] { return sub::outcome_of(s->map.insert(r.key, 1)); });
+    return retry_execution(s, reach, [r](RetryShared& sh) {
+      auto& log = sh.recorder.thread(1);
+      auto view = sh.map.lock_table();
+      const std::uint64_t key = r.key;  // not finder_key: the watch must not see the writer's comparisons
+      (void)log.record(sub::OpKind::kErase, key, 0, [&] { return view.erase(key) == 1; });
+      (void)log.record(sub::OpKind::kInsert, r.replacement, 2,
+                       [&] { return sub::outcome_of(view.insert(r.replacement, 2).second); });
+      view.unlock();
+    });
+  };
+}
+
+TEST(StripedMapExplored, ALockFreeLookupNeverSeesTheLockedViewsChangesHalfDone) {
+  static_assert(WatchedMap::kAtomicItems, "the scenario is about lock-free lookups");
+  const EraseRace r = find_erase_race();
+  ASSERT_NE(r.key, 0U) << "no key has a second key that takes its slot once it is erased";
+  auto reach = std::make_shared<RetryReach>();
+  const unsigned bound = long_lane() ? 3 : 2;
+  const ex::Result b = ex::bounded(view_during_lookup(r, reach), bound, long_lane() ? 1'000'000 : 100'000);
+  report("lookup against a locked view's erase and insert bounded(" + std::to_string(bound) + ")", b);
+  std::printf("[explore]   %s\n", reach->describe().c_str());
+  EXPECT_FALSE(b.failed) << b.message;
+  EXPECT_TRUE(b.complete) << b.summary();
+  EXPECT_GT(reach->retried_empty, 0U)
+      << "no execution had a lookup read K before the view, fail validation and come back empty: "
+      << reach->describe();
+  EXPECT_GT(reach->locked, 0U) << "no execution had a lookup find the view's stripes held and wait: "
                                << reach->describe();
 }
 
