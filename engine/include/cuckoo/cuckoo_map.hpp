@@ -116,6 +116,8 @@ struct FromRange {
 /// The FromRange value.
 inline constexpr FromRange from_range{};
 
+/// CuckooMap's runtime options: initial and maximum capacity, seed, path-search limits.
+/// Checked at construction: an invalid value throws ConfigError naming the field.
 struct CuckooMapConfig {
   /// Default growth limit: 2^30 slots (24 GiB of uint64 -> uint64 slots). Raise it
   /// explicitly, up to CuckooMap::kMaxCapacity, for bigger tables.
@@ -146,8 +148,8 @@ struct CuckooMapConfig {
   friend bool operator==(const CuckooMapConfig&, const CuckooMapConfig&) = default;
 };
 
-// Counters since construction (or deserialization); clear() keeps them. Diagnostic only:
-// not serialized, not compared by operator==.
+/// Counters since construction (or deserialization); clear() keeps them. Diagnostic only:
+/// not serialized, not compared by operator==.
 struct CuckooMapStats {
   std::uint64_t inserts = 0;          ///< new keys stored
   std::uint64_t updates = 0;          ///< values replaced by insert_or_assign
@@ -196,6 +198,10 @@ struct CuckooMapStats {
 //     insert_or_assign_outcome, emplace_outcome, try_emplace_outcome return InsertResult
 //     (kInserted, kUpdated, kExists, kFull) and are [[nodiscard]], so a kFull cannot be
 //     dropped silently. find_value returns the value's address or nullptr.
+/// An exact cuckoo hash map with the interface of std::unordered_map and
+/// absl::flat_hash_map, plus outcome forms that report a full map instead of throwing
+/// (see the comment above and docs/map-api.md). Not thread-safe: use
+/// StripedConcurrentMap or CoarseConcurrentMap for concurrent access.
 template <class K, class V, unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
           class KeyEqual = DefaultKeyEqual<K>,
           class Allocator = std::allocator<std::pair<const K, V>>>
