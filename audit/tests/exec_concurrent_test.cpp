@@ -235,6 +235,32 @@ TEST(ExecConcurrentAudit, ALostEraseFails) {
   EXPECT_EQ(r.verdict, Verdict::kFail) << r.summary << reproduce(args, o);
 }
 
+// A subject that answers tagged requests without their tag: a C10 finding (the protocol),
+// shrunk to one request, with the line it wrote.
+TEST(ExecConcurrentAudit, AnUntaggedAnswerToATaggedRequestIsAFinding) {
+  REQUIRE_PYTHON();
+  ExecOptions o;
+  o.command = {std::string(kPython), "-c",
+               "import sys\nprint('cuckoo-audit-subject 1 kind=set name=untagged concurrent=2', flush=True)\n"
+               "for line in sys.stdin:\n"
+               "    w = line.split()\n"
+               "    print({'new': 'ok', 'close': 'bye'}.get(w[0], 'no'), flush=True)"};
+  ExecSession session(o);
+  ConcurrentAuditOptions options;
+  options.rounds = 1;
+  options.sessions = 2;
+  options.ops_per_session = 2;
+  options.reproduce_runs = 3;
+  const auto r = cuckoo::audit::audit_exec_concurrent(session, options);
+  ASSERT_EQ(r.verdict, Verdict::kFail) << r.summary;
+  ASSERT_TRUE(r.counterexample);
+  EXPECT_EQ(r.counterexample->shrunk_ops, 1u) << r.counterexample->trace;
+  EXPECT_NE(r.counterexample->explanation.find("wrote 'no' during a concurrent round, not a tagged response"),
+            std::string::npos)
+      << r.counterexample->explanation;
+  EXPECT_NE(r.summary.find("failed in 3 of 3 runs"), std::string::npos) << r.summary;
+}
+
 TEST(ExecConcurrentAudit, ASubjectWithoutConcurrentSessionsIsSkipped) {
   REQUIRE_PYTHON();
   ExecOptions o;
