@@ -426,16 +426,19 @@ Figure figure(std::string name, double value, std::string unit = "", std::string
   return f;
 }
 
-// Fails in one of `runs` runs; the failing run in *failure.
-bool fails(ExecSession& session, const ConcurrentTrace& trace, unsigned runs, ConcurrentRun* failure) {
-  for (unsigned i = 0; i < runs; ++i) {
+// Fails in `needed` of `runs` runs (stops as soon as it has, or cannot reach them); the
+// last failing run in *failure.
+bool fails(ExecSession& session, const ConcurrentTrace& trace, unsigned runs, unsigned needed,
+           ConcurrentRun* failure) {
+  unsigned failed = 0;
+  for (unsigned i = 0; i < runs && failed < needed && failed + (runs - i) >= needed; ++i) {
     ConcurrentRun run = run_concurrent_round(session, trace);
     if (run.failed()) {
       *failure = std::move(run);
-      return true;
+      ++failed;
     }
   }
-  return false;
+  return failed >= needed;
 }
 
 void drop_empty(ConcurrentTrace& t) {
@@ -560,7 +563,8 @@ ClaimResult audit_exec_concurrent(ExecSession& session, const ConcurrentAuditOpt
     for (std::size_t i = 0; i < list.size() && Clock::now() < shrink_until;) {
       ++attempts;
       ConcurrentRun run;
-      if (fails(session, list[i], std::max(1u, options.shrink_runs), &run)) {
+      if (fails(session, list[i], std::max(1u, options.shrink_runs),
+                std::clamp(options.shrink_failures, 1u, std::max(1u, options.shrink_runs)), &run)) {
         current = std::move(list[i]);
         current_run = std::move(run);
         progress = true;

@@ -26,7 +26,8 @@ the concurrent audit, claim C10, can find it):
                   the lock again: two concurrent inserts of one key into a set both
                   answer inserted (of a filter, one copy is lost)
   lost-erase      erase copies the contents under the lock, pauses, then writes the copy
-                  without the key back: an insert that lands in the pause is lost
+                  (without the key, if it was there) back: an insert that lands in the
+                  pause is lost
 """
 
 import argparse
@@ -85,14 +86,14 @@ class Structure:
             with self.lock:
                 copy = dict(self.counts)
             time.sleep(PAUSE)
-            if copy.get(key, 0) == 0:
-                return "no"
-            copy[key] -= 1
-            if copy[key] == 0:
-                del copy[key]
+            found = copy.get(key, 0) > 0
+            if found:
+                copy[key] -= 1
+                if copy[key] == 0:
+                    del copy[key]
             with self.lock:
-                self.counts = copy
-            return "yes"
+                self.counts = copy  # written back even when nothing was erased
+            return "yes" if found else "no"
         with self.lock:
             copies = self.counts.get(key, 0)
             if copies == 0:

@@ -25,7 +25,7 @@
 //
 // On a violation (or a crash, hang or protocol error during a round), the round's
 // per-session request sequences are shrunk (fewer sessions, fewer requests) while the
-// failure still appears in at least one of a few runs of each candidate, and the final
+// failure still appears in at least 2 of 6 runs of each candidate, and the final
 // candidate is run again `reproduce_runs` times: the report says how often it failed.
 // The counterexample is a concurrent trace (format below) that
 // `cuckoo-audit exec --replay TRACE -- COMMAND` runs some number of times.
@@ -110,7 +110,9 @@ struct ConcurrentAuditOptions {
   std::size_t rounds = 0;           // 0: by profile (quick 60, standard 600, full 6000)
   std::size_t ops_per_session = 0;  // 0: about 96 / sessions, at least 4
   unsigned keys = 3;                // distinct keys of a round
-  unsigned shrink_runs = 6;         // runs of each shrinking candidate (it fails if any run does)
+  unsigned shrink_runs = 6;         // runs of each shrinking candidate
+  unsigned shrink_failures = 2;     // of which this many must fail for it to be taken: a
+                                    // candidate that fails rarely makes a poor counterexample
   unsigned reproduce_runs = 20;     // runs of the shrunk trace, reported
   double max_shrink_seconds = 30;
   std::function<void(const std::string& step)> on_step;
