@@ -130,6 +130,8 @@ struct ExecDeclarations {
   bool deletes = true;
   ExecSizeMode size = ExecSizeMode::kExact;
   bool clear = true;
+  // concurrent=M: tagged requests of up to M sessions at once (exec_concurrent.hpp); 0: none.
+  unsigned concurrent = 0;
   // The declarations in the order given (later ones replace earlier ones in place).
   std::vector<std::pair<std::string, std::string>> entries;
 
@@ -274,6 +276,18 @@ class ExecSession {
   // The last kStderrTailBytes of the running subject's stderr.
   std::string stderr_tail() const;
   void count_resync();
+
+  // ---- for the concurrent audit (exec_concurrent.cpp) ----
+  // One step of free-form line I/O with the running subject: writes what the pipe takes
+  // of `out` (erasing that from `out`), waits at most `wait_ms` for output and appends
+  // the complete lines read (without "\r\n") to `lines`. Returns the subject's failure
+  // (not running, exited, closed its output, wrote a line too long or not printable
+  // ASCII); the process is stopped then.
+  std::optional<SubjectError> pump_lines(std::string& out, std::vector<std::string>& lines,
+                                         int wait_ms);
+  // Stops the running subject after a failure the caller found (a timeout); an exchange
+  // that starts with `new` starts it again.
+  void stop_subject(const SubjectError& why);
 
  private:
   void spawn();  // starts a process and checks its handshake against the first one
