@@ -51,7 +51,7 @@ std::string to_string(const Violation& violation) {
   std::string text = violation.claim;
   const std::string_view summary = claim_summary(violation.claim);
   if (!summary.empty()) text += " (" + std::string(summary) + ")";
-  text += " at op " + std::to_string(violation.op_index) + " '" + to_string(violation.op) +
+  text += " at op " + std::to_string(op_number(violation)) + " '" + to_string(violation.op) +
           "': expected " + violation.expected + ", actual " + violation.actual + ", seed " +
           std::to_string(violation.seed);
   return text;
@@ -62,7 +62,7 @@ std::string format_violation(const Violation& violation, const Trace& trace) {
   const std::size_t keep = std::min(trace.entries.size(), violation.op_index + 1);
   cut.entries.resize(keep);
 
-  std::string where = "op " + std::to_string(violation.op_index);
+  std::string where = "op " + std::to_string(op_number(violation)) + " of " + std::to_string(keep);
   if (violation.op_index < trace.entries.size() && trace.entries[violation.op_index].line != 0) {
     where += " (line " + std::to_string(trace.entries[violation.op_index].line) + ")";
   }
