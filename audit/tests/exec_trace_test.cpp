@@ -24,13 +24,19 @@ constexpr std::string_view kPySubject = CUCKOO_EXEC_PY_SUBJECT;
 
 bool have_python() { return !kPython.empty() && kPython.find("NOTFOUND") == std::string_view::npos; }
 
+cuckoo::model::TraceEntry entry(const Op& op) {
+  cuckoo::model::TraceEntry e;
+  e.op = op;
+  return e;
+}
+
 // A trace over keys 1..n (each inserted, then looked up).
 Trace trace_of_keys(std::uint64_t n) {
   Trace t;
   t.engine = "py.set";
   t.parameters.set("keys", "mixed");
-  for (std::uint64_t k = 1; k <= n; ++k) t.entries.push_back({Op::insert(k)});
-  for (std::uint64_t k = 1; k <= n; ++k) t.entries.push_back({Op::contains(k)});
+  for (std::uint64_t k = 1; k <= n; ++k) t.entries.push_back(entry(Op::insert(k)));
+  for (std::uint64_t k = 1; k <= n; ++k) t.entries.push_back(entry(Op::contains(k)));
   return t;
 }
 
@@ -86,7 +92,7 @@ TEST(ExecTraceKeys, AnyByteStringRoundTrips) {
 TEST(ExecTraceKeys, FailingOpIsMarkedWithItsOpNumber) {
   Trace t;
   t.engine = "filter";
-  t.entries = {{Op::insert(1)}, {Op::insert(2)}, {Op::contains(1)}};
+  t.entries = {entry(Op::insert(1)), entry(Op::insert(2)), entry(Op::contains(1))};
   cuckoo::model::Violation v;
   v.claim = "C1";
   v.op_index = 2;
