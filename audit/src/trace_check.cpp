@@ -232,7 +232,7 @@ std::string kind_of(const model::Violation& v) {
   return v.claim + (size ? "/size" : "");
 }
 
-// "C5 (size: size() equals the number of stored items)" or "C1 (no false negatives)".
+// "C5 (size: the size answer equals the number of stored items)" or "C1 (no false negatives)".
 std::string broke_text(const std::string& claim, const model::Violation& v) {
   std::string text = claim;
   if (v.claim == "exception" && v.actual.rfind("exception: subject ", 0) == 0) {

@@ -23,7 +23,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kClaims 
     {"C10", "linearizable, race-free and deadlock-free under concurrency"},
     {"C11", "serialization round trip preserves the structure"},
     {"C12", "Bloom filter false positive rate matches theory"},
-    {"size", "size() equals the number of stored items"},
+    {"size", "the size answer equals the number of stored items"},
     {"invariant", "the subject's own invariants hold"},
     {"exception", "operations return outcomes, not exceptions"},
 }};
