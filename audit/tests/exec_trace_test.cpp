@@ -146,4 +146,20 @@ TEST(ExecTraceKeys, OneOpNumberInSummaryTraceAndReplay) {
   EXPECT_EQ(cuckoo::model::op_number(*violation), cx.failing_op);
 }
 
+// A subject that stops answering: the finding says what to do about it, in the terms of
+// audit/PROTOCOL.md (flush stdout after each response, or a longer --timeout).
+TEST(ExecMessages, ATimeoutSuggestsFlushingAndALongerTimeout) {
+  if (!have_python()) GTEST_SKIP() << "python3 not found";
+  cuckoo::audit::ExecOptions options;
+  options.command = {std::string(kPython), std::string(kPySubject), "hang"};  // sleeps at request 30
+  options.timeout_seconds = 0.5;
+  cuckoo::audit::ExecSession s(options);
+  s.start();
+  const auto violation = cuckoo::audit::replay_exec(s, trace_of_keys(40));
+  ASSERT_TRUE(violation.has_value());
+  EXPECT_NE(violation->actual.find("flush its stdout after each response"), std::string::npos)
+      << violation->actual;
+  EXPECT_NE(violation->actual.find("--timeout SECONDS"), std::string::npos) << violation->actual;
+}
+
 }  // namespace
