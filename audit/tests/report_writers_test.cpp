@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuckoo/audit/audit.hpp"
 #include "cuckoo/audit/report.hpp"
 #include "cuckoo/audit/report_writers.hpp"
 
@@ -1429,6 +1430,30 @@ TEST(ReportJunit, NamesHoldNoValueDetectedAtRunTime) {
   report.results[0].detected = "htm ran: hardware";
   std::unique_ptr<XmlElement> other = parse_xml(render(report, write_junit));
   EXPECT_EQ(other->all("testcase").at(0)->attribute("name"), testcase->attribute("name"));
+}
+
+// The JUnit name is "<engine> <configuration>": every task's configuration must be fixed
+// by the profile, not by the machine. The only machine-dependent choice the tasks make is
+// which hardware-transaction backend "automatic" runs; its configuration names the policy
+// alone ("htm=automatic"), and the backend that ran is ClaimResult::detected.
+TEST(ReportJunit, TaskConfigurationsNameNoValueDetectedAtRunTime) {
+  cuckoo::audit::TaskList tasks;
+  cuckoo::audit::add_model_claims(tasks, cuckoo::audit::Profile::kQuick);
+  cuckoo::audit::add_statistical_claims(tasks, cuckoo::audit::Profile::kQuick);
+  cuckoo::audit::add_concurrency_claims(tasks, cuckoo::audit::Profile::kQuick);
+  std::size_t htm = 0;
+  for (const cuckoo::audit::Task& task : tasks) {
+    EXPECT_EQ(task.configuration.find("ran:"), std::string::npos) << task.configuration;
+    EXPECT_EQ(task.configuration.find('('), std::string::npos) << task.configuration;
+    const std::size_t at = task.configuration.find("htm=");
+    if (at == std::string::npos) continue;
+    ++htm;
+    const std::string policy =
+        task.configuration.substr(at + 4, task.configuration.find(' ', at) - at - 4);
+    EXPECT_TRUE(policy == "automatic" || policy == "always_abort" || policy == "random_abort_30%")
+        << task.configuration;
+  }
+  EXPECT_GT(htm, 0u);
 }
 
 TEST(ReportCounterexample, FailingOpInEveryFormat) {
