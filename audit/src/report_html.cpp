@@ -4,8 +4,9 @@
 // Layout: the run's facts and overall verdict (metadata_rows: commit, compiler, CPU,
 // RTM, ...), the summary table with failures first (each claim links to its section), the
 // margins to the bounds (section id "margins": every statistical claim's bounded figures,
-// a "not statistical" row for each other claim), then one <section id="claim-<id>" class="claim"> per claim in natural
-// order with its results (figures table, counterexample) and its plots as
+// a "not statistical" row for each other claim), then one
+// <section id="claim-<id>" class="claim"> per claim in natural order with its results
+// (failures first; figures table, counterexample) and its plots as
 // <svg class="plot" id="plot-<id>">. Plots whose claim is empty go in a last section
 // "other-plots".
 //

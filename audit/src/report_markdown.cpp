@@ -1,6 +1,8 @@
 // report.md: the human summary. GitHub-flavoured Markdown: a header with the run's
-// facts, a summary table, then one section per claim with its results, figures tables
-// and counterexamples. Text from the report is escaped so it stays text: Markdown
+// facts (metadata_rows: commit, compiler, CPU, RTM, ...), a summary table with failures
+// first, the margins to the bounds (every statistical claim's bounded figures, a "not
+// statistical" row for each other claim), then one section per claim with its results
+// (failures first), figures tables and counterexamples. Text from the report is escaped so it stays text: Markdown
 // punctuation is backslash-escaped, < > & become entities (GFM passes raw HTML
 // through), newlines in table cells become <br>, controls and invalid UTF-8 become
 // U+FFFD. Traces and commands go in fenced code blocks whose fence is longer than any
