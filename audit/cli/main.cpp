@@ -461,6 +461,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   printer.finish();
 
+  report.environment = audit::collect_run_environment(std::filesystem::current_path());
   audit::write_summary(report, std::cout);
   const std::vector<std::filesystem::path> files = audit::write_reports(report, out_dir);
   std::cout << "reports:";
@@ -592,7 +593,7 @@ int replay_command(const std::vector<std::string>& args) {
   const std::string_view summary = model::claim_summary(violation->claim);
   std::cout << "VIOLATION of " << violation->claim;
   if (!summary.empty()) std::cout << " (" << summary << ")";
-  std::cout << " at op " << violation->op_index << " of " << *file << "\n"
+  std::cout << " at op " << model::op_number(*violation) << " of " << *file << "\n"
             << model::format_violation(*violation, trace) << std::flush;
   return kExitClaimFailed;
 }
@@ -628,27 +629,6 @@ double parse_seconds(std::string_view flag, const std::string& text) {
                 std::to_string(static_cast<long>(kMaxTimeoutSeconds)) + "]");
   }
   return seconds;
-}
-
-// "# key 5 = x35" lines for the keys a trace names, so a reader sees the bytes sent.
-std::string key_legend(const model::Trace& trace, audit::ExecKeys keys) {
-  std::vector<std::uint64_t> seen;
-  for (const model::TraceEntry& e : trace.entries) {
-    if (!model::takes_key(e.op.kind)) continue;
-    if (std::find(seen.begin(), seen.end(), e.op.key) == seen.end()) seen.push_back(e.op.key);
-  }
-  std::sort(seen.begin(), seen.end());
-  std::string legend;
-  if (seen.empty()) return legend;
-  legend = std::string("# keys as the subject saw them (--keys ") + audit::to_string(keys) + "):\n";
-  constexpr std::size_t kMaxListed = 64;
-  for (std::size_t i = 0; i < seen.size() && i < kMaxListed; ++i) {
-    legend += "#   " + std::to_string(seen[i]) + " = " + audit::describe_key(keys, seen[i]) + "\n";
-  }
-  if (seen.size() > kMaxListed) {
-    legend += "#   ... and " + std::to_string(seen.size() - kMaxListed) + " more\n";
-  }
-  return legend;
 }
 
 struct ExecArgs {
@@ -766,10 +746,10 @@ int exec_replay(const ExecArgs& a, audit::ExecSession& session) {
     std::cout << "VIOLATION of " << violation->claim;
     if (!summary.empty()) std::cout << " (" << summary << ")";
   }
-  std::cout << " at op " << violation->op_index << " of " << file << "\n"
+  std::cout << " at op " << model::op_number(*violation) << " of " << file << "\n"
             << model::format_violation(*violation, trace)
-            << key_legend(model::parse_trace(model::format_violation(*violation, trace)),
-                          session.options().keys)
+            << audit::key_legend(model::parse_trace(model::format_violation(*violation, trace)),
+                                 session.options().keys)
             << std::flush;
   return kExitClaimFailed;
 }
@@ -860,6 +840,14 @@ int exec_command(const std::vector<std::string>& args) {
       usage_error(*a.replay + ": " + e.what());
     }
   }
+  if (a.replay) {
+    // The file's key legend is what the subject was sent: replay exactly those bytes.
+    try {
+      a.session.key_bytes = audit::read_key_legend(read_trace_file(*a.replay));
+    } catch (const std::invalid_argument& e) {
+      usage_error(*a.replay + ": key legend, " + e.what());
+    }
+  }
 
   // Before the subject starts: a bad --out is bad usage now, not an I/O error at the end.
   if (!a.replay) check_out_dir(a.out_dir);
@@ -937,6 +925,8 @@ int exec_command(const std::vector<std::string>& args) {
   report.tool_version = CUCKOO_VERSION;
   report.started_utc = started_utc;
   report.command = shell_line(words);
+  report.environment = audit::collect_run_environment(std::filesystem::current_path());
+  report.environment.subject_environment = audit::kExecSubjectEnvironment;
   // Counterexamples: the bytes of their keys, and the command that replays them (also
   // as the file's last comment, which `cuckoo-audit replay` quotes).
   for (audit::ClaimResult& r : report.results) {
@@ -944,7 +934,7 @@ int exec_command(const std::vector<std::string>& args) {
     audit::Counterexample& cx = *r.counterexample;
     const std::string legend = audit::is_concurrent_trace(cx.trace)
                                    ? audit::cli::concurrent_key_legend(cx.trace, a.session.keys)
-                                   : key_legend(model::parse_trace(cx.trace), a.session.keys);
+                                   : audit::key_legend(model::parse_trace(cx.trace), a.session.keys);
     cx.trace += legend;
     cx.explanation += legend;
     if (!cx.trace_file.empty()) {

@@ -477,7 +477,10 @@ void ExecSession::append_request(std::string& out, const Slot& slot) {
   const std::size_t start = out.size();
   // Long keys are encoded once (C6 asks the same keys many times); short ones each time.
   const auto it = hex_cache_.find(slot.key);
-  if (it != hex_cache_.end()) {
+  const auto given = options_.key_bytes.find(slot.key);  // a replayed file's own bytes
+  if (given != options_.key_bytes.end()) {
+    append_protocol_key(out, given->second);
+  } else if (it != hex_cache_.end()) {
     out += it->second;
   } else {
     const std::string bytes = encode_key(options_.keys, slot.key);
@@ -618,7 +621,10 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
     if (now >= deadline) {
       return fail(r, SubjectFailure::kTimeout,
                   "did not answer '" + describe_request(slots[r]) + "' within " +
-                      seconds_text(options_.timeout_seconds) + " (--timeout); stopped it");
+                      seconds_text(options_.timeout_seconds) +
+                      " (--timeout); stopped it. A subject must flush its stdout after each "
+                      "response (Python: print(..., flush=True) or python3 -u; C: "
+                      "fflush(stdout)); one that is only slow needs a longer --timeout SECONDS");
     }
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1;
     const int ready = ::poll(fds, count, static_cast<int>(std::min<long long>(ms, 1000)));

@@ -27,7 +27,7 @@ file(WRITE ${CUCKOO_CLI_DIR}/repeated_parameter.trace
 # command as the last comment), one as audit_implementation does (kind=).
 file(WRITE ${CUCKOO_CLI_DIR}/exec.trace
   "# cuckoo trace v1\nengine py.my_filter capacity=8 keys=mixed kind=filter\ninsert 1\n"
-  "# keys as the subject saw them (--keys mixed):\n#   1 = x31\n"
+  "# keys as the subject saw them (--keys mixed), one line per key, every byte:\n# key 1 = x31\n"
   "# replay with: cuckoo-audit exec --replay exec.trace -- python3 my_filter.py\n")
 file(WRITE ${CUCKOO_CLI_DIR}/adapter.trace
   "# cuckoo trace v1\nengine std.unordered_set kind=exact_set\ninsert 1\ncontains 1\n")
@@ -343,8 +343,8 @@ foreach(lang py c)
   cuckoo_exec_example_test(${lang}_filter.crash-on-empty-key 1 "${filter}|--broken|crash-on-empty-key"
     "C1 +${b} +FAIL [^\n]*broke C1 \\(the subject process failed[^\n]*${death}"
     ARGS "--claims|C1" SEED 20261121 REQUIRES "${requires}" TRACE_CLAIM C1 MAX_OPS 1
-    TRACE_MATCH "\n#   [0-9]+ = x\n" GOOD_SUBJECT "${filter}"
-    REPLAY_MATCH "VIOLATION: the subject process failed [^\n]* at op 0 .*# +actual: +exception: subject [^\n]*${death}")
+    TRACE_MATCH "\n# key [0-9]+ = x\n" GOOD_SUBJECT "${filter}"
+    REPLAY_MATCH "VIOLATION: the subject process failed [^\n]* at op 1 .*# +actual: +exception: subject [^\n]*${death}")
 endforeach()
 
 # The exact set, declared with a capacity of 16 so that C3 and C6 run too: every claim
