@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuckoo/subjects/driver.hpp"
+#include "cuckoo/subjects/history.hpp"
 #include "cuckoo/subjects/linearizability.hpp"
 #include "cuckoo/subjects/specs.hpp"
 #include "exec_detail.hpp"
@@ -46,18 +47,6 @@ bool known_kind(std::string_view word, OpKind& kind) {
     }
   }
   return false;
-}
-
-std::vector<std::string_view> words_of(std::string_view line) {
-  std::vector<std::string_view> words;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-    if (i > start) words.push_back(line.substr(start, i - start));
-  }
-  return words;
 }
 
 // The request line of session `s` (without "\n").
@@ -182,7 +171,7 @@ std::string format_concurrent_trace(const ConcurrentTrace& trace, std::string_vi
 bool is_concurrent_trace(std::string_view text) {
   while (!text.empty()) {
     const std::size_t end = std::min(text.find('\n'), text.size());
-    const std::vector<std::string_view> words = words_of(text.substr(0, end));
+    const std::vector<std::string_view> words = subjects::detail::split_words(text.substr(0, end));
     text.remove_prefix(std::min(end + 1, text.size()));
     if (words.empty() || words[0].front() == '#') continue;
     return words[0] == kConcurrentTraceWord;
@@ -203,7 +192,7 @@ ConcurrentTrace parse_concurrent_trace(std::string_view text) {
     const std::size_t end = std::min(text.find('\n'), text.size());
     const std::string_view line = text.substr(0, end);
     text.remove_prefix(std::min(end + 1, text.size()));
-    const std::vector<std::string_view> words = words_of(line);
+    const std::vector<std::string_view> words = subjects::detail::split_words(line);
     if (words.empty() || words[0].front() == '#') continue;
     if (!header) {
       if (words[0] != kConcurrentTraceWord || words.size() < 2 || words[1] != "1") {
