@@ -6,14 +6,18 @@
 // it on failure.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory_resource>
 #include <new>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuckoo/growing_filter.hpp"
@@ -234,6 +238,71 @@ TEST(GrowingFilter, EraseGoesNewestLevelFirst) {
   ASSERT_TRUE(f.erase_hash(new_hash));
   EXPECT_EQ(f.level(1).count_hash(new_hash), 0U) << "removed from the newest level";
   EXPECT_TRUE(f.contains_hash(old_hash)) << "the older key's copy is untouched";
+}
+
+// The item a level stores for the key whose hash is h: its fingerprint and its unordered
+// bucket pair (what that level cannot tell apart).
+struct LevelItem {
+  std::uint32_t fingerprint;
+  std::uint32_t low_bucket;
+  std::uint32_t high_bucket;
+  friend bool operator==(const LevelItem&, const LevelItem&) = default;
+  friend auto operator<=>(const LevelItem&, const LevelItem&) = default;
+};
+
+LevelItem item_at(const GrowingCuckooFilter& f, unsigned level, std::uint64_t h) {
+  const cuckoo::CuckooFilterPlacement p = *f.placement_at_level(level, h);
+  return {p.fingerprint, std::min(p.bucket1, p.bucket2), std::max(p.bucket1, p.bucket2)};
+}
+
+// The defect nested identities fix. Keys x and y share their item at level 1 (same
+// fingerprint and bucket pair). x is stored in level 0, y in level 1; erase(x) looks at
+// level 1 first, finds y's copy (the item x has there) and removes it. y must still be
+// found: with nested identities y shares x's item at level 0 too, so x's copy answers
+// for y. Before the fix the search below found keys that alias at level 1 only (x's
+// first bucket being y's second), and contains(y) was false after erase(x).
+TEST(GrowingFilter, EraseOfAKeyAliasedAtANewerLevelLosesNoOtherKey) {
+  const std::uint64_t seed = cuckoo::test::test_seed(29);
+  SCOPED_TRACE(cuckoo::test::seed_note(seed, kProgram));
+  GrowingCuckooFilter f(small_config(seed, 16, 4, 2, 2, 3));  // f = 4, 5, 6; 8, 16, 32 buckets
+  // x, y: the same item at level 1; a pair that differs at level 0 if there is one.
+  std::map<LevelItem, std::uint64_t> first_with_item;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> pair;
+  for (std::uint64_t k = 0; k < (1U << 16); ++k) {  // bound: 2^16 keys
+    const auto [it, fresh] = first_with_item.emplace(item_at(f, 1, f.hash_of(k)), k);
+    if (fresh) continue;
+    const std::uint64_t other = it->second;
+    if (!pair) pair.emplace(other, k);
+    if (item_at(f, 0, f.hash_of(other)) != item_at(f, 0, f.hash_of(k))) {
+      pair.emplace(other, k);
+      break;
+    }
+  }
+  ASSERT_TRUE(pair.has_value());
+  const auto [x, y] = *pair;
+  const std::uint64_t hx = f.hash_of(x);
+  const std::uint64_t hy = f.hash_of(y);
+  SCOPED_TRACE("x=" + std::to_string(x) + " y=" + std::to_string(y));
+  ASSERT_EQ(f.insert(x), InsertResult::kInserted);
+  // Fill level 0 until a level is added, with keys that share no item with x or y.
+  const auto shares_an_item = [&](std::uint64_t h) {
+    for (const unsigned l : {0U, 1U}) {
+      const LevelItem item = item_at(f, l, h);
+      if (item == item_at(f, l, hx) || item == item_at(f, l, hy)) return true;
+    }
+    return false;
+  };
+  for (std::uint64_t k = std::uint64_t{1} << 32; f.level_count() == 1; ++k) {
+    if (shares_an_item(f.hash_of(k))) continue;
+    ASSERT_EQ(f.insert(k), InsertResult::kInserted);
+  }
+  ASSERT_EQ(f.level(0).count_hash(hx), 1U) << "x stays in level 0";
+  ASSERT_EQ(f.insert(y), InsertResult::kInserted);
+  ASSERT_EQ(f.level_count(), 2U);
+  ASSERT_EQ(f.level(1).count_hash(hy), 1U) << "y went to level 1";
+  ASSERT_TRUE(f.erase(x));
+  EXPECT_TRUE(f.contains(y)) << "a false negative: erase(x) took y's copy from level 1";
+  EXPECT_TRUE(f.erase(y));
 }
 
 TEST(GrowingFilter, InsertIfAbsentStoresOneCopy) {
