@@ -876,7 +876,7 @@ TEST(CuckooFilterSerialization, RejectsDamagedEnvelopes) {
   kind[4] = static_cast<std::uint8_t>(cuckoo::detail::StructureKind::kCuckooMap);
   EXPECT_TRUE(rejected_as(kind, DeserializeErrc::kWrongKind));
   auto version = bytes;
-  version[5] = CuckooFilter::kFormatVersion + 1;
+  version[5] = CuckooFilter::kNestedFormatVersion + 1;
   EXPECT_TRUE(rejected_as(version, DeserializeErrc::kUnsupportedVersion));
   auto trailing = bytes;
   trailing.push_back(0);
@@ -945,7 +945,7 @@ TEST(CuckooFilterSerialization, RejectsVersionOneBytesNamingBothVersions) {
     FAIL() << "version 1 bytes were accepted";
   } catch (const cuckoo::DeserializeError& e) {
     EXPECT_EQ(e.code(), DeserializeErrc::kUnsupportedVersion);
-    EXPECT_NE(std::string(e.what()).find("format version 1, this build reads versions 2 to 3"),
+    EXPECT_NE(std::string(e.what()).find("format version 1, this build reads versions 2 to 4"),
               std::string::npos)
         << e.what();
   }

@@ -355,6 +355,11 @@ inline std::pair<CuckooFilterShape, std::size_t> validate_striped_filter(
                                      "semi-sorted layout (CuckooFilter and the coarse "
                                      "concurrent filter have)");
   }
+  if (config.nested_prefix_bits != 0) {
+    throw ConfigError("nested_prefix_bits", "is " + std::to_string(config.nested_prefix_bits) +
+                                                "; the striped filter has the standard placement "
+                                                "rule only (allowed 0)");
+  }
   const std::uint64_t bytes = striped_filter_table_bytes(shape);
   if (bytes > cuckoo_filter_table_byte_limit()) {
     throw ConfigError("capacity", "is " + std::to_string(config.capacity) +
@@ -393,8 +398,8 @@ class BasicStripedConcurrentFilter
   static constexpr unsigned kStashSlots = Engine::kStashSlots;
 
   // Throws ConfigError naming the field: the config as CuckooFilter's constructor does
-  // ("fingerprint_bits", "slots_per_bucket", "capacity", "max_kicks"), "capacity" also
-  // when the concurrent table (larger than the packed one for some f) would exceed the
+  // ("fingerprint_bits", "slots_per_bucket", "capacity", "max_kicks"), "semi_sorted" and
+  // "nested_prefix_bits" when set, "capacity" also when the concurrent table (larger than the packed one for some f) would exceed the
   // size limit, and "stripes" for bad options. Nothing is allocated before all checks.
   explicit BasicStripedConcurrentFilter(const CuckooFilterConfig& config,
                                         StripedFilterOptions options = {},

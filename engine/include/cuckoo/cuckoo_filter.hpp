@@ -24,6 +24,16 @@
 // count. When i1 == i2 the item has a single bucket. The index uses the high 32 bits of
 // h and the fingerprint the low f bits, so the two are independent.
 //
+// Nested placement (CuckooFilterConfig::nested_prefix_bits = p, off by default; taken by
+// GrowingCuckooFilter's levels). With n a power of two:
+//     fp = max(1, uint32(h) >> (32 - f))     (the high f of the low 32 bits)
+//     i1 = uint32(h >> 32) & (n - 1)
+//     alt_bucket(i, fp) = i xor (mix64(max(1, fp >> (f - p))) & (n - 1))
+// Filters with one seed, p and hash but wider f and more buckets then refine each other:
+// equal fingerprints at width f imply equal ones at any narrower width, and a bucket
+// pair at n buckets, reduced mod a smaller power of two, is the pair there (the offset
+// hashes the first p bits only, and masking commutes with xor).
+//
 // Storage. detail::PackedTable: buckets contiguous in one bit-packed byte array (f * b
 // bits per bucket, no per-bucket padding), matched with a SWAR word test; see
 // detail/packed_table.hpp. With CuckooFilterConfig::semi_sorted, a b = 4 bucket is
@@ -143,6 +153,13 @@ struct CuckooFilterConfig {
   // sorted order. The coarse concurrent filter (a CuckooFilter under a lock) has it too;
   // the striped concurrent filter rejects it.
   bool semi_sorted = false;
+  /// The nested placement rule (design comment, "Nested placement") with a p-bit prefix:
+  /// 0, the default, keeps the standard rule; otherwise 4..fingerprint_bits, and the
+  /// bucket count ceil(capacity / slots_per_bucket) must be a power of two (ConfigError
+  /// naming "nested_prefix_bits" otherwise). For GrowingCuckooFilter's levels. Serialized
+  /// (format version 4; filters with the standard rule write version 3 as before). The
+  /// striped and lock-free concurrent filters reject it.
+  unsigned nested_prefix_bits = 0;
 
   // The load at which for_items() plans a table to hold its items, in thousandths:
   // slightly below the loads reachable before the first kick failure (50%, 84%, 95%,
@@ -299,6 +316,9 @@ class BasicCuckooFilter
   // probe.
   static constexpr std::uint8_t kFormatVersion = 3;
   static constexpr std::uint8_t kOldestReadableVersion = 2;
+  /// The version a filter with the nested rule (nested_prefix_bits != 0) writes: version
+  /// 3 and the nested_prefix_bits byte. The newest version deserialize() reads.
+  static constexpr std::uint8_t kNestedFormatVersion = 4;
   // Keys hashed and prefetched ahead of their probes by contains_many(): enough
   // outstanding misses to cover memory latency (2 buckets each, so 48 lines, more than
   // the ~12-20 line-fill buffers of a core), few enough that the prefetched lines are
@@ -310,7 +330,8 @@ class BasicCuckooFilter
   static constexpr std::size_t kBatchAhead = 16;
 
   // Builds an empty filter. Throws ConfigError (field() = "fingerprint_bits",
-  // "slots_per_bucket", "capacity" or "max_kicks") if the configuration is invalid;
+  // "slots_per_bucket", "capacity", "semi_sorted", "nested_prefix_bits" or "max_kicks")
+  // if the configuration is invalid;
   // nothing is allocated before the configuration is validated.
   explicit BasicCuckooFilter(const CuckooFilterConfig& config, Hasher hasher = Hasher(),
                              const Allocator& alloc = Allocator())
@@ -543,6 +564,8 @@ class BasicCuckooFilter
   unsigned slots_per_bucket() const noexcept { return table_.slots(); }
   // Whether buckets are semi-sorted (CuckooFilterConfig::semi_sorted).
   bool semi_sorted() const noexcept { return table_.semi_sorted(); }
+  /// The nested rule's prefix width (CuckooFilterConfig::nested_prefix_bits); 0: standard.
+  unsigned nested_prefix_bits() const noexcept { return rule_.nested_prefix_bits(); }
   unsigned max_kicks() const noexcept { return max_kicks_; }
   std::uint64_t seed() const noexcept { return seed_; }
   const Hasher& hasher() const noexcept { return hasher_; }
@@ -594,9 +617,11 @@ class BasicCuckooFilter
   // ---- Serialization.
   //
   // The shared envelope (detail/serial.hpp), kind kCuckooFilter, version kFormatVersion
-  // (3). Payload, little-endian:
+  // (3), or kNestedFormatVersion (4) with the nested rule. Payload, little-endian:
   //   u8  fingerprint_bits      u8  slots_per_bucket
   //   u8  bucket layout: 0 unsorted, 1 semi-sorted (absent in version 2: unsorted)
+  //   u8  nested_prefix_bits, 4..fingerprint_bits (version 4 only; versions 2 and 3
+  //       have the standard rule, and a filter with it writes version 3)
   //   u32 bucket_count          u32 max_kicks
   //   u64 seed                  u64 size
   //   u64 x 8 stats: inserts, kicks, max_kicks_in_insert, kick_walks, kick_failures,
@@ -610,8 +635,8 @@ class BasicCuckooFilter
 
   // Rebuilds a filter from serialize() output. Throws DeserializeError: kTruncated,
   // kBadMagic, kWrongKind, kUnsupportedVersion, kChecksumMismatch, kTrailingBytes from
-  // the envelope and payload reader; kBadConfig naming the field for f, b, bucket count
-  // or max_kicks out of range; kInconsistent when the table length differs from what the
+  // the envelope and payload reader; kBadConfig naming the field for f, b, bucket count,
+  // max_kicks or nested_prefix_bits out of range; kInconsistent when the table length differs from what the
   // configuration implies (checked before anything is allocated), the size differs from
   // the stored fingerprints, a stash entry is invalid, the bits after the last bucket
   // are not zero, or a semi-sorted bucket is not canonical (a code >= 3876, or slots out
@@ -621,10 +646,12 @@ class BasicCuckooFilter
                                        Hasher hasher = Hasher(),
                                        const Allocator& alloc = Allocator());
 
-  // Equal configuration (f, b, layout, bucket count, max_kicks), seed and contents (table slots,
-  // stash entries in order, size). Stats and the hasher are not compared.
+  // Equal configuration (f, b, layout, placement rule, bucket count, max_kicks), seed and
+  // contents (table slots, stash entries in order, size). Stats and the hasher are not
+  // compared.
   friend bool operator==(const BasicCuckooFilter& a, const BasicCuckooFilter& b) noexcept {
     return a.seed_ == b.seed_ && a.max_kicks_ == b.max_kicks_ && a.size_ == b.size_ &&
+           a.nested_prefix_bits() == b.nested_prefix_bits() &&
            a.stash_size_ == b.stash_size_ &&
            std::equal(a.stash().begin(), a.stash().end(), b.stash().begin()) &&
            a.table_ == b.table_;
@@ -642,7 +669,7 @@ class BasicCuckooFilter
         seed_(seed ? *seed : random_seed()),
         table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits, huge_pages,
                alloc, shape.layout),
-        rule_(shape.bucket_count, shape.fingerprint_bits),
+        rule_(shape.bucket_count, shape.fingerprint_bits, shape.nested_prefix_bits),
         max_kicks_(shape.max_kicks) {}
 
   // The members besides the table and the hasher (assignment's last step; no throw).

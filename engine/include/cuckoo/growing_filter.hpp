@@ -4,20 +4,30 @@
 // Design
 // ------
 // Levels. The filter is a chain of CuckooFilter sub-filters, levels 0..L-1. Level l has
-//     capacity_l = capacity * expansion^l slots (rounded up to whole buckets) and
+//     n_l = the power of two at or above ceil(capacity * expansion^l / b) buckets and
 //     f_l = fingerprint_bits + l fingerprint bits,
-// the same slots per bucket b, kick bound and seed. A level is built only when the
-// newest one refuses an insert with kFull (its stash is full, CuckooFilter's only
-// kFull); the insert is then retried in the new, empty level, where it always succeeds.
-// Growth stops at max_levels, at the first level whose table CuckooFilterConfig rejects
-// (too many buckets), or at the first level that would take the tables' bytes above
+// the same slots per bucket b, kick bound and seed, and CuckooFilter's nested placement
+// rule with a prefix of f_0 bits (below). Each n_l is a power of two at least n_{l-1},
+// so it is a multiple of every older level's. A level is built only when the newest one
+// refuses an insert with kFull (its stash is full, CuckooFilter's only kFull); the
+// insert is then retried in the new, empty level, where it always succeeds. Growth
+// stops at max_levels, at the first level whose table CuckooFilterConfig rejects (too
+// many buckets), or at the first level that would take the tables' bytes above
 // max_memory_bytes: beyond it insert returns kFull and changes nothing.
 //
-// Hashing. A key is hashed once, h = hasher(key, seed), and every level derives its
-// buckets and fingerprint from that h with CuckooFilter's own rule (its
-// contains_hash / insert_hash / erase_hash): level l uses the low f_l bits of h as its
-// fingerprint and the high 32 bits, reduced to its bucket count, as its first bucket. A
-// lookup of L levels costs one hash and L probes.
+// Hashing: nested identities. A key is hashed once, h = hasher(key, seed), and every
+// level derives its item (fingerprint and bucket pair) from that h with CuckooFilter's
+// nested rule (cuckoo_filter.hpp, "Nested placement"), p = f_0:
+//     fp_l = max(1, uint32(h) >> (32 - f_l))                the first f_l of 32 bits
+//     i1_l = uint32(h >> 32) & (n_l - 1)                    the same bits at every level
+//     alt_l(i, fp) = i xor (mix64(max(1, fp >> (f_l - f_0))) & (n_l - 1))
+// The alternate offset hashes only the first f_0 bits of a fingerprint, which are the
+// level-0 fingerprint of the same key. So, for l < m:
+//     fp_l = max(1, fp_m >> (m - l)),   i1_l = i1_m mod n_l,   off_l = off_m mod n_l,
+// and a bucket pair at level m reduced mod n_l is the pair at level l. Two keys with the
+// same item at level m (the same fingerprint and the same bucket pair, in either order)
+// therefore have the same item at every older level: identities are nested. A lookup of
+// L levels costs one hash and L probes.
 //
 // The false-positive bound. Let q(f) = (2^f + 2) / 4^f, the probability that one occupied
 // slot holds the fingerprint of a key never inserted (CuckooFilter, claim C2), and
@@ -50,27 +60,34 @@
 // split with r = 1/2; a level's bits per item grow by one while its share of the target
 // halves. The cost is the fingerprint limit: f + max_levels - 1 <= 32.
 //
-// Order of the levels. contains() probes the newest level first: the answer does not
-// depend on the order (true iff some level matches), and with expansion >= 2 the newest
-// level is the largest and holds most items, so a present key is usually found in the
-// first probe; an absent key probes every level either way. erase() also goes newest
-// first, and removes one copy from the first level whose buckets hold the key's
-// fingerprint there. Why newest first: the erase of a key x that was inserted goes
-// wrong only if some level probed before the one holding x matches x falsely (a copy of
-// another key y that shares x's fingerprint and buckets at that level but not at x's);
-// then y's copy goes and x's stays. Newest first probes the levels with the most
-// fingerprint bits first: a key in the newest level (most of them) cannot be hit at all,
-// and a key in level l is hit with probability at most sum_{j > l} B(f_j) < B(f_l),
-// against sum_{j < l} B(f_j) (larger) oldest first.
+// Order of the levels, and why erase cannot lose another key. contains() probes the
+// newest level first: the answer does not depend on the order (true iff some level
+// matches), and with expansion >= 2 the newest level is the largest and holds most
+// items, so a present key is usually found in the first probe; an absent key probes
+// every level either way. erase(x) also goes newest first and removes one copy of x's
+// item from the first level that holds it. That copy may be another key's: y's, stored
+// at level m, with y's item at m equal to x's. It loses nothing. x has a copy at some
+// level j (x was inserted and not erased); level j holds x's item, and erase stopped at
+// the newest level holding it, so j <= m. By nesting, y's item at level j is x's item
+// there, so x's copy at j answers for y, and y stays found. Put as an invariant kept by
+// every insert, kick and erase: the copies stored can be matched one to one with the
+// copies inserted and not erased so that each stored copy at level l carries the item,
+// at l, of the key matched to it. erase(x) removes the copy at m; if it was matched to
+// y, y takes over the copy matched to x (at j <= m, whose item at j is y's too) and x's
+// match goes. Both parts matter: oldest first could stop at a level older than x's
+// copy, and without nesting y's item at j could differ from x's (the defect of the
+// first version of this filter, format version 1).
 //
 // Guarantees and caveats
 // ----------------------
 // - No false negatives (C1): every key inserted and not erased is found, across growth,
-//   duplicates, failed inserts and serialization, provided every erase was of a key
-//   that was inserted and that, as said above, did not match falsely at a newer level
-//   than its own (probability at most the bound (1) of those levels, per erase).
-//   Erasing a key never inserted can remove another key's copy (the caveat of every
-//   cuckoo filter): erase only keys you inserted.
+//   duplicates, failed inserts, erases and serialization, provided every erase was of a
+//   key that was inserted. Erasing a key never inserted can remove another key's copy
+//   (the caveat of every cuckoo filter): erase only keys you inserted.
+// - The alternate bucket of a level hashes only the first f_0 fingerprint bits, so an
+//   item's second bucket is one of 2^f_0 offsets from its first at every level, as in a
+//   single cuckoo filter with f_0-bit fingerprints; the load reached before a level
+//   fills is that of such a filter (measured in docs/growing-filter.md).
 // - Duplicates: insert stores the copy in the newest level, which holds at most 2b (b
 //   when its buckets coincide) copies of a fingerprint; beyond that insert answers
 //   kDuplicateLimit without growing (a repeated key must not build levels). Copies
@@ -84,6 +101,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <cstddef>
@@ -114,7 +132,8 @@ struct GrowingCuckooFilterConfig {
   /// The largest expansion factor.
   static constexpr unsigned kMaxExpansion = 16;
 
-  /// Fingerprint slots of level 0, as CuckooFilterConfig::capacity.
+  /// Fingerprint slots of level 0, rounded up to a power-of-two bucket count (level l:
+  /// capacity * expansion^l, rounded the same way).
   std::uint64_t capacity = 0;
   /// Fingerprint bits of level 0, 4..32; level l has fingerprint_bits + l.
   unsigned fingerprint_bits = 12;
@@ -160,7 +179,10 @@ inline GrowingCuckooFilterConfig GrowingCuckooFilterConfig::for_error_rate(
   c.capacity = capacity;
   c.slots_per_bucket = slots_per_bucket;
   const unsigned b = std::max(1U, slots_per_bucket);
-  const std::uint64_t buckets = std::max<std::uint64_t>(1, capacity / b + (capacity % b != 0 ? 1 : 0));
+  // Level 0's bucket count: ceil(capacity / b) rounded up to a power of two (2^62 at most
+  // here; the constructor rejects what does not fit).
+  const std::uint64_t wanted = std::max<std::uint64_t>(1, capacity / b + (capacity % b != 0 ? 1 : 0));
+  const std::uint64_t buckets = std::bit_ceil(std::min<std::uint64_t>(wanted, std::uint64_t{1} << 62));
   unsigned f = CuckooFilterConfig::kMinFingerprintBits;
   // Bound: f stops at 33, the first width above the limit.
   while (f <= CuckooFilterConfig::kMaxFingerprintBits &&
@@ -205,7 +227,7 @@ class BasicGrowingCuckooFilter
   using allocator_type = Allocator;
 
   /// Serialization format version (layout at serialize()).
-  static constexpr std::uint8_t kFormatVersion = 1;
+  static constexpr std::uint8_t kFormatVersion = 2;
 
   /// Builds a filter with level 0 only. Throws ConfigError naming the field
   /// (fingerprint_bits, slots_per_bucket, capacity, max_kicks as CuckooFilter does;
@@ -442,7 +464,7 @@ class BasicGrowingCuckooFilter
     if (l < levels_.size()) return levels_[l].filter.placement_of_hash(h);
     const CuckooFilterConfig c = level_config_of(config_, l);
     const auto buckets = static_cast<std::uint32_t>(bucket_count_for(c));
-    return detail::FilterHashRule(buckets, c.fingerprint_bits).placement(h);
+    return detail::FilterHashRule(buckets, c.fingerprint_bits, c.nested_prefix_bits).placement(h);
   }
 
   /// Empties the filter: level 0 cleared, the other levels freed, stats() reset; it then
@@ -456,13 +478,17 @@ class BasicGrowingCuckooFilter
   // ---- Serialization.
   //
   // The shared envelope (detail/serial.hpp), kind kGrowingCuckooFilter, version
-  // kFormatVersion (1). Payload, little-endian:
+  // kFormatVersion (2). Payload, little-endian:
   //   u8  fingerprint_bits (level 0)   u8 slots_per_bucket   u8 expansion   u8 max_levels
   //   u32 max_kicks    u64 capacity (level 0)    u64 max_memory_bytes    u64 seed
   //   u64 x 3 stats: levels_added, full_rejections, allocation_failures
   //   u8  level count
   //   per level: u8 level index, u64 byte length, then that many bytes: the level's own
-  //       CuckooFilter serialization (its envelope and checksum included)
+  //       CuckooFilter serialization (its envelope and checksum included; version 4,
+  //       the nested rule)
+  // Version 1 (levels with CuckooFilter's standard rule, whose erase could lose a key)
+  // is rejected with kUnsupportedVersion: its items sit where the nested rule does not
+  // look.
   // A deserialized filter equals the original and, given the same hasher, behaves
   // identically on every later operation.
 
@@ -496,7 +522,7 @@ class BasicGrowingCuckooFilter
   /// configuration is one the constructor rejects; kInconsistent when the level count is
   /// 0 or above what the configuration can build, a level's index is out of order, its
   /// byte length overruns the payload, or its configuration (fingerprint bits, slots,
-  /// bucket count, kicks, seed) is not the one the configuration gives that level; a
+  /// bucket count, kicks, seed, nested rule) is not the one the configuration gives that level; a
   /// level's own error (CuckooFilter::deserialize) with "level i: " in front and its
   /// code kept. The hasher must be the original's for key-level answers to match.
   static BasicGrowingCuckooFilter deserialize(std::span<const std::uint8_t> bytes,
@@ -550,14 +576,16 @@ class BasicGrowingCuckooFilter
               level->slots_per_bucket() == want.slots_per_bucket &&
               level->bucket_count() == bucket_count_for(want) &&
               level->max_kicks() == want.max_kicks && level->seed() == *want.seed &&
-              !level->semi_sorted(),
+              level->nested_prefix_bits() == want.nested_prefix_bits && !level->semi_sorted(),
           which + "its configuration (fingerprint_bits " + std::to_string(level->fingerprint_bits()) +
               ", slots_per_bucket " + std::to_string(level->slots_per_bucket()) + ", bucket_count " +
               std::to_string(level->bucket_count()) + ", max_kicks " +
-              std::to_string(level->max_kicks()) + ", its seed, unsorted) is not the one the "
-              "filter's configuration gives level " + std::to_string(l) + " (fingerprint_bits " +
+              std::to_string(level->max_kicks()) + ", nested_prefix_bits " +
+              std::to_string(level->nested_prefix_bits()) + ", its seed, unsorted) is not the one "
+              "the filter's configuration gives level " + std::to_string(l) + " (fingerprint_bits " +
               std::to_string(want.fingerprint_bits) + ", bucket_count " +
-              std::to_string(bucket_count_for(want)) + ")");
+              std::to_string(bucket_count_for(want)) + ", nested_prefix_bits " +
+              std::to_string(want.nested_prefix_bits) + ")");
       f.levels_.push_back(LevelSlot{std::move(*level)});
     }
     r.expect_end("the last level");
@@ -608,6 +636,8 @@ class BasicGrowingCuckooFilter
   static GrowingCuckooFilterConfig validated(GrowingCuckooFilterConfig c) {
     using G = GrowingCuckooFilterConfig;
     if (!c.seed) c.seed = random_seed();
+    // As given first, so that an error names the capacity the caller chose; then rounded.
+    detail::validate_cuckoo_filter_config(requested_level_config(c, 0));
     detail::validate_cuckoo_filter_config(level_config_of(c, 0));
     if (c.expansion < 1 || c.expansion > G::kMaxExpansion) {
       throw ConfigError("expansion", "is " + std::to_string(c.expansion) + "; allowed 1.." +
@@ -633,12 +663,20 @@ class BasicGrowingCuckooFilter
   // Level l's configuration. REQUIRES: l < kMaxLevelsLimit; the capacity saturates at
   // 2^64 - 1 (which the table size check then refuses).
   static CuckooFilterConfig level_config_of(const GrowingCuckooFilterConfig& c, unsigned l) noexcept {
+    CuckooFilterConfig level = requested_level_config(c, l);
+    level.capacity = nested_capacity(level.capacity, level.slots_per_bucket);
+    level.nested_prefix_bits = c.fingerprint_bits;
+    return level;
+  }
+
+  // Level l as requested: capacity * expansion^l slots, f + l bits, the standard rule.
+  static CuckooFilterConfig requested_level_config(const GrowingCuckooFilterConfig& c,
+                                                   unsigned l) noexcept {
+    constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
     CuckooFilterConfig level;
     std::uint64_t capacity = c.capacity;
     for (unsigned i = 0; i < l; ++i) {  // bound: l < kMaxLevelsLimit
-      capacity = capacity > std::numeric_limits<std::uint64_t>::max() / c.expansion
-                     ? std::numeric_limits<std::uint64_t>::max()
-                     : capacity * c.expansion;
+      capacity = capacity > kMax / c.expansion ? kMax : capacity * c.expansion;
     }
     level.capacity = capacity;
     level.fingerprint_bits = c.fingerprint_bits + l;
@@ -646,6 +684,19 @@ class BasicGrowingCuckooFilter
     level.max_kicks = c.max_kicks;
     level.seed = c.seed;
     return level;
+  }
+
+  // The capacity of ceil(capacity / b) buckets rounded up to a power of two (the nested
+  // rule's bucket counts, each dividing the next level's); saturates at 2^64 - 1, which
+  // the table size check refuses. 0 and an invalid b are returned as they are, for the
+  // validation to name.
+  static std::uint64_t nested_capacity(std::uint64_t capacity, unsigned b) noexcept {
+    constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+    if (capacity == 0 || !detail::valid_slots_per_bucket(b)) return capacity;
+    const std::uint64_t buckets = capacity / b + (capacity % b != 0 ? 1 : 0);
+    if (buckets > (std::uint64_t{1} << 62)) return kMax;
+    const std::uint64_t rounded = std::bit_ceil(buckets);
+    return rounded > kMax / b ? kMax : rounded * b;
   }
 
   static std::uint64_t bucket_count_for(const CuckooFilterConfig& c) noexcept {

@@ -122,6 +122,11 @@ inline LockFreeBucketLayout validate_lock_free_filter(const CuckooFilterConfig& 
                                      "no semi-sorted layout (CuckooFilter and the coarse "
                                      "concurrent filter have)");
   }
+  if (config.nested_prefix_bits != 0) {
+    throw ConfigError("nested_prefix_bits", "is " + std::to_string(config.nested_prefix_bits) +
+                                                "; the lock-free filter has the standard placement "
+                                                "rule only (allowed 0)");
+  }
   const std::optional<LockFreeBucketLayout> layout =
       LockFreeBucketLayout::of(shape.fingerprint_bits, shape.slots_per_bucket);
   if (!layout) {
@@ -166,7 +171,7 @@ class BasicLockFreeFilter
 
   /// Throws ConfigError naming the field: the config as CuckooFilter's constructor does
   /// ("fingerprint_bits", "slots_per_bucket", "capacity", "max_kicks"), "semi_sorted"
-  /// when set, and "fingerprint_bits" for a shape whose bucket does not fit four K-CAS
+  /// and "nested_prefix_bits" when set, and "fingerprint_bits" for a shape whose bucket does not fit four K-CAS
   /// words (b = 8, f >= 25; see the top). Nothing is allocated before all checks; the
   /// table allocation
   /// may throw std::bad_alloc.

@@ -2,7 +2,8 @@
 // allocates, and the shape (bucket count, f, b, max_kicks) a valid configuration gives.
 // Included by cuckoo/cuckoo_filter.hpp after CuckooFilterConfig. Invariant kept: a
 // CuckooFilterShape returned here has f in 4..32, b in {1, 2, 4, 8}, 1..2^32-1 buckets,
-// a layout that fits f and b (semi-sorted: b = 4, f >= 5), a table within
+// a layout that fits f and b (semi-sorted: b = 4, f >= 5), a nested rule only with a
+// prefix of 4..f bits and a power-of-two bucket count, a table within
 // cuckoo_filter_table_byte_limit() and 1..kMaxKicksLimit kicks.
 #pragma once
 
@@ -17,6 +18,7 @@ struct CuckooFilterShape {
   unsigned slots_per_bucket = 0;
   unsigned max_kicks = 0;
   BucketLayout layout = BucketLayout::kUnsorted;
+  unsigned nested_prefix_bits = 0;  // 0: the standard placement rule
 };
 
 inline bool valid_slots_per_bucket(std::uint64_t b) noexcept {
@@ -36,6 +38,21 @@ inline std::string semi_sorted_misfit(unsigned bits, unsigned slots) {
   return "is true with fingerprint_bits = " + std::to_string(bits) +
          " and slots_per_bucket = " + std::to_string(slots) +
          "; semi-sorted buckets need slots_per_bucket = 4 and fingerprint_bits >= 5";
+}
+
+// The message for a nested rule (prefix width p != 0) that f and the bucket count cannot
+// take, or "" if they can: p in 4..f and a power-of-two bucket count.
+inline std::string nested_rule_misfit(unsigned prefix_bits, unsigned bits, std::uint64_t buckets) {
+  if (prefix_bits < CuckooFilterConfig::kMinFingerprintBits || prefix_bits > bits) {
+    return "is " + std::to_string(prefix_bits) + "; allowed 0 (the standard rule) or " +
+           std::to_string(CuckooFilterConfig::kMinFingerprintBits) + "..fingerprint_bits (" +
+           std::to_string(bits) + ")";
+  }
+  if ((buckets & (buckets - 1)) != 0) {
+    return "is " + std::to_string(prefix_bits) + ", which needs a power-of-two bucket count; " +
+           "the table has " + std::to_string(buckets) + " buckets";
+  }
+  return {};
 }
 
 inline std::uint64_t cuckoo_filter_table_byte_limit() noexcept {
@@ -84,12 +101,16 @@ inline CuckooFilterShape validate_cuckoo_filter_config(const CuckooFilterConfig&
                                       std::to_string(cuckoo_filter_table_byte_limit()) +
                                       " bytes)");
   }
+  if (c.nested_prefix_bits != 0) {
+    const std::string misfit = nested_rule_misfit(c.nested_prefix_bits, c.fingerprint_bits, buckets);
+    if (!misfit.empty()) throw ConfigError("nested_prefix_bits", misfit);
+  }
   if (c.max_kicks == 0 || c.max_kicks > C::kMaxKicksLimit) {
     throw ConfigError("max_kicks", "is " + std::to_string(c.max_kicks) + "; allowed range 1.." +
                                        std::to_string(C::kMaxKicksLimit));
   }
   return {static_cast<std::uint32_t>(buckets), c.fingerprint_bits, c.slots_per_bucket,
-          c.max_kicks, layout};
+          c.max_kicks, layout, c.nested_prefix_bits};
 }
 
 }  // namespace detail

@@ -18,6 +18,8 @@ std::vector<std::uint8_t> CUCKOO_FILTER::serialize() const {
   w.u8(static_cast<std::uint8_t>(fingerprint_bits()));
   w.u8(static_cast<std::uint8_t>(slots_per_bucket()));
   w.u8(static_cast<std::uint8_t>(table_.layout()));
+  const unsigned nested = nested_prefix_bits();
+  if (nested != 0) w.u8(static_cast<std::uint8_t>(nested));
   w.u32(bucket_count());
   w.u32(max_kicks_);
   w.u64(seed_);
@@ -39,7 +41,8 @@ std::vector<std::uint8_t> CUCKOO_FILTER::serialize() const {
   const auto data = table_.data();
   w.u64(data.size());
   w.raw(data.data(), data.size());
-  return detail::seal_envelope(detail::StructureKind::kCuckooFilter, kFormatVersion, w);
+  return detail::seal_envelope(detail::StructureKind::kCuckooFilter,
+                               nested != 0 ? kNestedFormatVersion : kFormatVersion, w);
 }
 
 CUCKOO_FILTER_TEMPLATE
@@ -48,12 +51,13 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
   using C = CuckooFilterConfig;
   std::uint8_t version = 0;
   detail::ByteReader r = detail::open_envelope(bytes, detail::StructureKind::kCuckooFilter,
-                                               kFormatVersion, "cuckoo filter",
+                                               kNestedFormatVersion, "cuckoo filter",
                                                kOldestReadableVersion, &version);
   detail::CuckooFilterShape shape;
   shape.fingerprint_bits = r.u8("fingerprint_bits");
   shape.slots_per_bucket = r.u8("slots_per_bucket");
   const unsigned layout = version >= 3 ? r.u8("bucket layout") : 0U;
+  const unsigned nested = version >= 4 ? r.u8("nested_prefix_bits") : 0U;
   const std::uint32_t buckets = r.u32("bucket_count");
   shape.max_kicks = r.u32("max_kicks");
   detail::require_config(shape.fingerprint_bits >= C::kMinFingerprintBits &&
@@ -83,6 +87,14 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
                          "max_kicks",
                          "is " + std::to_string(shape.max_kicks) + "; allowed 1.." +
                              std::to_string(C::kMaxKicksLimit));
+  if (version >= 4) {
+    // Version 4 is written for the nested rule only, so 0 there is not canonical.
+    const std::string misfit =
+        nested == 0 ? std::string("is 0 in version 4 bytes; allowed 4..fingerprint_bits")
+                    : detail::nested_rule_misfit(nested, shape.fingerprint_bits, buckets);
+    detail::require_config(misfit.empty(), "nested_prefix_bits", misfit);
+  }
+  shape.nested_prefix_bits = nested;
   shape.bucket_count = buckets;
 
   const std::uint64_t seed = r.u64("seed");
@@ -102,6 +114,7 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
                              "stash_size is " + std::to_string(stash_size) + ", at most " +
                                  std::to_string(kStashSlots));
   const std::uint64_t fp_max = detail::FilterHashRule::fingerprint_mask(shape.fingerprint_bits);
+  const detail::FilterHashRule rule(buckets, shape.fingerprint_bits, nested);
   std::array<Placement, kStashSlots> stash{};
   for (unsigned k = 0; k < stash_size; ++k) {
     Placement& e = stash[k];
@@ -115,7 +128,7 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
     detail::require_consistent(e.bucket1 < buckets,
                                which + "bucket1 " + std::to_string(e.bucket1) +
                                    " is not below bucket_count");
-    detail::require_consistent(e.bucket2 == detail::FilterHashRule::alt_bucket_in(buckets, e.bucket1, e.fingerprint),
+    detail::require_consistent(e.bucket2 == rule.alt_bucket(e.bucket1, e.fingerprint),
                                which + "bucket2 " + std::to_string(e.bucket2) +
                                    " is not alt_bucket(bucket1, fingerprint)");
   }
