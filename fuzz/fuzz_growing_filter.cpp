@@ -1,11 +1,17 @@
 // Differential fuzz target: GrowingCuckooFilter against MultisetModel.
 //
 // The input decodes (op_decoder.hpp, the filter op table) into a growing-filter
-// configuration (level-0 f in {8, 10, 12, 16}, b in {1, 2, 4, 8}, 8..71 slots, 1..500
-// kicks, expansion 1..4, 1..8 levels) and an op sequence whose keys are folded into
-// kMaxDistinctKeys values; the lock-step checker runs it against the multiset model
-// through subjects::GrowingFilterSubjectAdapter (keys every level tells apart, count()
-// exact, the levels' invariants at the sampled cadence, round trips). After the trace:
+// configuration and an op sequence whose keys are folded into kMaxDistinctKeys values;
+// the lock-step checker runs it against the multiset model through one of the subject
+// layer's two adapters (subjects/growing.hpp), chosen by bit 4 of the first byte:
+//   0: keys every level tells apart (GrowingFilterSubjectAdapter): level-0 f in
+//      {8, 10, 12, 16}, 8..71 slots; count() exact.
+//   1: the trace's own keys (AliasingGrowingFilterSubjectAdapter, raw_keys=1 in the
+//      trace header): level-0 f of 4 or 5 bits and 1..8 slots, so that keys share items
+//      across levels and erases take other keys' copies at newer levels; C1 for every
+//      stored key and the erase proof's copy accounting.
+// Either way b in {1, 2, 4, 8}, 1..500 kicks, expansion 1..4, 1..8 levels, the levels'
+// invariants at the sampled cadence and round trips. After the trace:
 // info() agrees with the levels and the false-positive bound with the limit, a round
 // trip re-serializes to the same bytes, and invalid configurations are rejected with a
 // ConfigError naming the field.
@@ -30,19 +36,23 @@ using cuckoo::GrowingCuckooFilterConfig;
 // tells apart, and a level 0 of one bucket with f = 8 has 255 identities.
 constexpr std::uint64_t kMaxDistinctKeys = 64;
 
-// byte 0: f (bits 0-1: 8, 10, 12, 16), b (bits 2-3: 1, 2, 4, 8), key space (bits 5-7);
-// byte 1: capacity 8..71 slots (bits 0-5); byte 2: max_kicks (bits 0-2: 1, 2, 3, 5, 8,
-// 16, 64, 500), expansion (bits 3-4: 1..4), max_levels (bits 5-7: 1..8); byte 3: seed.
-GrowingCuckooFilterConfig decode_growing_config(cuckoo::fuzz::ByteSource& in, std::uint64_t& key_space) {
+// byte 0: f (bits 0-1: 8, 10, 12, 16; raw keys: 4, 5, 4, 5), b (bits 2-3: 1, 2, 4, 8),
+// raw keys (bit 4), key space (bits 5-7); byte 1: capacity 8..71 slots (bits 0-5; raw
+// keys: 1..8, bits 0-2); byte 2: max_kicks (bits 0-2: 1, 2, 3, 5, 8, 16, 64, 500),
+// expansion (bits 3-4: 1..4), max_levels (bits 5-7: 1..8); byte 3: seed.
+GrowingCuckooFilterConfig decode_growing_config(cuckoo::fuzz::ByteSource& in, std::uint64_t& key_space,
+                                                bool& raw_keys) {
   constexpr unsigned kBits[] = {8, 10, 12, 16};
   constexpr unsigned kSlots[] = {1, 2, 4, 8};
   constexpr unsigned kKicks[] = {1, 2, 3, 5, 8, 16, 64, 500};
   const std::uint8_t b0 = in.u8();
+  raw_keys = ((b0 >> 4) & 1U) != 0;
   GrowingCuckooFilterConfig c;
-  c.fingerprint_bits = kBits[b0 & 3U];
+  c.fingerprint_bits = raw_keys ? 4 + (b0 & 1U) : kBits[b0 & 3U];
   c.slots_per_bucket = kSlots[(b0 >> 2) & 3U];
   key_space = cuckoo::fuzz::kKeySpaces[(b0 >> 5) & 7U];
-  c.capacity = 8 + in.u8() % 64U;
+  const std::uint8_t b1 = in.u8();
+  c.capacity = raw_keys ? 1 + b1 % 8U : 8 + b1 % 64U;
   const std::uint8_t b2 = in.u8();
   c.max_kicks = kKicks[b2 & 7U];
   c.expansion = 1 + ((b2 >> 3) & 3U);
@@ -51,11 +61,12 @@ GrowingCuckooFilterConfig decode_growing_config(cuckoo::fuzz::ByteSource& in, st
   return c;
 }
 
-// The adapter with a round trip that also requires equal stats and equal bytes.
-class GrowingUnderTest : public cuckoo::subjects::GrowingFilterSubjectAdapter<GrowingCuckooFilter> {
+// An adapter with a round trip that also requires equal stats and equal bytes.
+template <class Base>
+class GrowingUnderTest : public Base {
  public:
-  using Base = cuckoo::subjects::GrowingFilterSubjectAdapter<GrowingCuckooFilter>;
   using Base::Base;
+  using Base::engine;
   void serialize_roundtrip() {
     const std::vector<std::uint8_t> bytes = engine().serialize();
     cuckoo::fuzz::maybe_dump_serialized(bytes);
@@ -114,13 +125,36 @@ void check_config_errors(std::uint64_t selector, const cuckoo::model::Trace& tra
   }
 }
 
+// Runs the trace through the adapter Base (see the top comment), then the checks after it.
+template <class Base>
+void check_trace(const cuckoo::model::Trace& trace, const GrowingCuckooFilterConfig& config,
+                 std::size_t size) {
+  GrowingCuckooFilter filter(config);
+  GrowingUnderTest<Base> subject(filter);
+  cuckoo::model::MultisetModel model;
+  if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed, kCadence)) {
+    cuckoo::fuzz::report_exactly("growing_filter", *violation, trace, [&] {
+      GrowingCuckooFilter fresh(config);
+      GrowingUnderTest<Base> fresh_subject(fresh);
+      cuckoo::model::MultisetModel fresh_model;
+      return cuckoo::model::check(fresh_subject, fresh_model, trace, *config.seed);
+    });
+  }
+  check_info(filter, trace);
+  check_config_errors(size, trace);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   cuckoo::fuzz::Decoded decoded = cuckoo::fuzz::decode(
       cuckoo::fuzz::Family::kFilter, data, size,
       [](cuckoo::fuzz::ByteSource& in, std::uint64_t& key_space) {
-        return cuckoo::subjects::parameters_of(decode_growing_config(in, key_space));
+        bool raw_keys = false;
+        cuckoo::model::TraceParameters p =
+            cuckoo::subjects::parameters_of(decode_growing_config(in, key_space, raw_keys));
+        if (raw_keys) p.set("raw_keys", "1");
+        return p;
       });
   cuckoo::model::Trace& trace = decoded.trace;
   trace.engine = "growing";
@@ -128,18 +162,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   cuckoo::fuzz::maybe_print_trace(trace);
 
   const GrowingCuckooFilterConfig config = cuckoo::subjects::growing_config_from(trace.parameters);
-  GrowingCuckooFilter filter(config);
-  GrowingUnderTest subject(filter);
-  cuckoo::model::MultisetModel model;
-  if (const auto violation = cuckoo::model::check(subject, model, trace, *config.seed, kCadence)) {
-    cuckoo::fuzz::report_exactly("growing_filter", *violation, trace, [&] {
-      GrowingCuckooFilter fresh(config);
-      GrowingUnderTest fresh_subject(fresh);
-      cuckoo::model::MultisetModel fresh_model;
-      return cuckoo::model::check(fresh_subject, fresh_model, trace, *config.seed);
-    });
+  if (cuckoo::subjects::growing_raw_keys(trace.parameters)) {
+    check_trace<cuckoo::subjects::AliasingGrowingFilterSubjectAdapter<GrowingCuckooFilter>>(trace, config, size);
+  } else {
+    check_trace<cuckoo::subjects::GrowingFilterSubjectAdapter<GrowingCuckooFilter>>(trace, config, size);
   }
-  check_info(filter, trace);
-  check_config_errors(size, trace);
   return 0;
 }

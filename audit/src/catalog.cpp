@@ -17,7 +17,10 @@ std::vector<ClaimInfo> make_catalog() {
        "round trips) run against the filter and a multiset model in lock step; every item "
        "inserted and not erased must be found. Failures are shrunk to a replayable trace. "
        "The concurrent filter's answers are checked under C10. The growing filter runs through "
-       "its subject adapter (keys every level tells apart), across growth and its level limit.",
+       "its subject adapters: keys every level tells apart, across growth and its level limit; "
+       "and keys that share items across levels (f = 4..5), whose erases take other keys' "
+       "copies at newer levels, with the copy accounting of its erase proof checked after "
+       "every op.",
        {"filter", "bloom", "growing-filter"}},
       {"C2",
        "false positive rate at most 1-(1-q)^(2b), q = (2^f+2)/4^f the exact per-slot match "

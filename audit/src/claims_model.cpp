@@ -104,11 +104,20 @@ TraceOutcome check_filter(const model::Trace& trace) {
   return out;
 }
 
+// The growing filter through the adapter its header names (raw_keys, subjects/growing.hpp).
 TraceOutcome check_growing(const model::Trace& trace) {
   const GrowingCuckooFilterConfig config = growing_config_from(trace.parameters);
   GrowingCuckooFilter filter(config);
-  GrowingFilterSubjectAdapter subject(filter);
-  TraceOutcome out = check_against<model::MultisetModel>(subject, trace, *config.seed);
+  TraceOutcome out;
+  if (growing_raw_keys(trace.parameters)) {
+    AliasingGrowingFilterSubjectAdapter subject(filter);
+    out = check_against<model::MultisetModel>(subject, trace, *config.seed);
+    out.counters.add("erases that took another key's copy at a newer level",
+                     static_cast<double>(subject.aliased_erases()), "");
+  } else {
+    GrowingFilterSubjectAdapter subject(filter);
+    out = check_against<model::MultisetModel>(subject, trace, *config.seed);
+  }
   const GrowingCuckooFilterStats& s = filter.stats();
   out.counters.add("inserts answered kFull", static_cast<double>(s.full_rejections));
   out.counters.add("levels added", static_cast<double>(s.levels_added), "");
@@ -299,6 +308,29 @@ void add_c1(TaskList& tasks, const ModelClaimSizes& sizes) {
         },
         check_growing);
   }
+  // Keys that share items across levels (f = 4 or 5, levels of 1..8 slots, the trace's
+  // own keys), erase-heavy: erases take other keys' copies at newer levels, and every
+  // stored key must still be found.
+  add_trace_task(
+      tasks, sizes, "C1", "growing-filter",
+      "f=4..5 b=1..8 capacity=1..8 expansion=1..3 max_levels=3..6 raw_keys=1",
+      "contains after erases of keys aliased at newer levels, across growth",
+      [](std::uint64_t seed, std::size_t) {
+        TraceRng rng(seed);
+        GrowingCuckooFilterConfig c;
+        c.fingerprint_bits = static_cast<unsigned>(4 + rng.below(2));
+        c.slots_per_bucket = pick(rng, std::array<unsigned, 4>{1, 2, 4, 8});
+        c.capacity = 1 + rng.below(8);
+        c.expansion = static_cast<unsigned>(1 + rng.below(3));
+        c.max_levels = static_cast<unsigned>(3 + rng.below(4));
+        c.max_kicks = pick(rng, std::array<unsigned, 4>{1, 4, 500, 500});
+        c.seed = rng.next();
+        model::TraceParameters header = parameters_of(c);
+        header.set("raw_keys", "1");
+        return random_trace(rng, "growing", std::move(header), {150, 300}, {8, 64},
+                            OpWeights{40, 32, 24, 2, 2, 0, 0, 0});
+      },
+      check_growing);
   add_trace_task(
       tasks, sizes, "C1", "bloom", "bits=64..1024 hashes=1..8",
       "contains after inserts, duplicates, round trips",

@@ -145,6 +145,30 @@ inline rc::Gen<TraceHeader> growing_header(unsigned fingerprint_bits, unsigned s
       rc::gen::inRange<unsigned>(2, 6), kick_bound(), engine_seed()));
 }
 
+// A GrowingCuckooFilter on the trace's own keys (raw_keys=1), built so that keys share
+// items across levels often: level-0 fingerprints of f = 4 or 5 bits, a level 0 of 1..8
+// slots, expansion 1..3 and 3..6 levels. With slots_per_bucket b.
+inline rc::Gen<TraceHeader> aliasing_growing_header(unsigned slots_per_bucket) {
+  return full_range(rc::gen::apply(
+      [slots_per_bucket](unsigned f, std::uint64_t cap, unsigned expansion, unsigned levels,
+                         unsigned kicks, std::uint64_t seed) {
+        GrowingCuckooFilterConfig c;
+        c.capacity = cap;
+        c.fingerprint_bits = f;
+        c.slots_per_bucket = slots_per_bucket;
+        c.expansion = expansion;
+        c.max_levels = levels;
+        c.max_kicks = kicks;
+        c.seed = seed;
+        model::TraceParameters p = subjects::parameters_of(c);
+        p.set("raw_keys", "1");
+        return TraceHeader{"growing", std::move(p)};
+      },
+      rc::gen::inRange<unsigned>(4, 6), rc::gen::inRange<std::uint64_t>(1, 9),
+      rc::gen::inRange<unsigned>(1, 4), rc::gen::inRange<unsigned>(3, 7), kick_bound(),
+      engine_seed()));
+}
+
 // A CuckooMap<uint64, uint64, b> starting tiny (1..16 slots) so that growth happens.
 // capped: max_capacity at most 16 slots above the first table, so that growth stops
 // early and kFull is reached.
@@ -272,6 +296,18 @@ inline OpMix filter_mix() {
   m.size = 5;
   m.serialize_roundtrip = 4;
   m.clear = 1;
+  return m;
+}
+
+// Filters whose erases are the point (the growing filter on aliasing keys): erases about
+// as often as inserts, mostly of stored keys, and many lookups to see a lost key.
+inline OpMix erase_heavy_filter_mix() {
+  OpMix m = OpMix::none();
+  m.insert = 40;
+  m.contains = 24;
+  m.erase = 32;
+  m.size = 2;
+  m.serialize_roundtrip = 2;
   return m;
 }
 

@@ -14,6 +14,7 @@
 //   engine bloom   bits=M hashes=K seed=S   (no erase ops: a Bloom filter has none)
 //   engine growing capacity=N seed=S [fingerprint_bits=12] [slots_per_bucket=4]
 //                  [max_kicks=500] [expansion=2] [max_levels=8] [max_memory_bytes=0]
+//                  [raw_keys=0]   (1: the trace's own keys, aliasing across levels)
 //
 // Every header parameter is one of those listed for its engine (kFilterParameters and
 // the like, beside each mapping) and appears at most once. An unknown parameter (a typo
