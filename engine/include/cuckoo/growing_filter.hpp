@@ -86,8 +86,10 @@
 //   (the caveat of every cuckoo filter): erase only keys you inserted.
 // - The alternate bucket of a level hashes only the first f_0 fingerprint bits, so an
 //   item's second bucket is one of 2^f_0 offsets from its first at every level, as in a
-//   single cuckoo filter with f_0-bit fingerprints; the load reached before a level
-//   fills is that of such a filter (measured in docs/growing-filter.md).
+//   single cuckoo filter with f_0-bit fingerprints. For f_0 >= 6 a level fills to the
+//   standard rule's load; with f_0 = 4 and b = 2, levels of 2^15 buckets and more fill
+//   to about 0.66 instead of 0.88 (docs/growing-filter.md has the measurements).
+// - Bucket counts are powers of two: a level may hold up to twice the slots asked for.
 // - Duplicates: insert stores the copy in the newest level, which holds at most 2b (b
 //   when its buckets coincide) copies of a fingerprint; beyond that insert answers
 //   kDuplicateLimit without growing (a repeated key must not build levels). Copies
@@ -265,9 +267,10 @@ class BasicGrowingCuckooFilter
   //     stats() move).
   //   contains(key): true if some level may hold key: always for a key inserted and not
   //     erased; for other keys with probability below info().false_positive_bound.
-  //   erase(key): removes one copy of key's fingerprint from the newest level holding
-  //     it. False (nothing changed) when no level does. REQUIRES: key was inserted (see
-  //     the caveats of the design comment).
+  //   erase(key): removes one copy of key's item from the newest level holding it
+  //     (possibly another key's copy with that item there, which loses no key: see the
+  //     design comment). False (nothing changed) when no level does. REQUIRES: key was
+  //     inserted (see the caveats of the design comment).
   //   max_copies(key): the number of copies count(key) may reach before insert(key)
   //     answers kDuplicateLimit: the copies in older levels plus the newest level's
   //     limit (2b, b when key's two buckets there coincide).
