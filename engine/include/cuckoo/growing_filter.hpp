@@ -452,8 +452,9 @@ class BasicGrowingCuckooFilter
     return i;
   }
 
-  /// The configuration of level l (capacity, fingerprint bits, b, kicks, seed), whether
-  /// or not it is built; nothing when l >= reachable_levels().
+  /// The configuration of level l (capacity rounded to its power-of-two bucket count,
+  /// fingerprint bits, b, kicks, seed, nested_prefix_bits = level 0's fingerprint bits),
+  /// whether or not it is built; nothing when l >= reachable_levels().
   std::optional<CuckooFilterConfig> level_config(unsigned l) const noexcept {
     if (l >= reachable_levels_) return std::nullopt;
     return level_config_of(config_, l);
