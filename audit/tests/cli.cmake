@@ -323,6 +323,27 @@ foreach(lang py c)
     "${small}|--broken|lose-on-kick-failure"
     "C6 +${b} +FAIL [^\n]*broke C6 \\(a failed insert loses nothing\\)[^\n]*got contains [0-9]+ => false"
     ARGS "--claims|C6" REQUIRES "${requires}" TRACE_CLAIM C6 MAX_OPS 20 GOOD_SUBJECT "${small}")
+  # A kicked fingerprint moves to a bucket its lookups never check, and the insert answers
+  # inserted: at the default settings (capacity 1000, profile quick) C1's fill traces,
+  # which go to the load of the first refusal, lose keys, charged to the insert that lost
+  # them; C2 still counts the false positives (and passes). C6's traces alone (capacity 8)
+  # find it too, and charge it to C1, not to the refusal that showed it (C6 passes). Only
+  # the claims shown run, to keep each case short.
+  set(b "${n_re}\\.broken\\.kick-wrong-bucket")
+  set(lost "was lost during op [0-9]+ 'insert [0-9]+', which answered inserted")
+  if(lang STREQUAL "c")
+    cuckoo_exec_example_test(${lang}_filter.kick-wrong-bucket 1 "${filter}|--broken|kick-wrong-bucket"
+      "C1 +${b} +FAIL [^\n]*broke C1 [^\n]*${lost}.*C2 +${b} +PASS"
+      ARGS "--claims|C1,C2" REQUIRES "${requires}" TRACE_CLAIM C1 MAX_OPS 40 GOOD_SUBJECT "${filter}")
+  else()
+    cuckoo_exec_example_test(${lang}_filter.kick-wrong-bucket 1 "${filter}|--broken|kick-wrong-bucket"
+      "C1 +${b} +FAIL [^\n]*of the C1 fill traces broke C1 [^\n]*${lost}"
+      ARGS "--claims|C1" REQUIRES "${requires}" TRACE_CLAIM C1 MAX_OPS 40 GOOD_SUBJECT "${filter}")
+  endif()
+  cuckoo_exec_example_test(${lang}_filter.kick-wrong-bucket-c6-traces 1
+    "${small}|--broken|kick-wrong-bucket"
+    "C1 +${b} +FAIL [^\n]*of the C6 traces broke C1 [^\n]*${lost}.*C6 +${b} +PASS"
+    ARGS "--claims|C6" REQUIRES "${requires}")
   # Only a key's first 8 bytes are hashed: keys sharing them share the copy limit (C5),
   # two ops (key A inserted 2b times is not needed: A and B share one slot count).
   set(b "${n_re}\\.broken\\.long-key-hash")

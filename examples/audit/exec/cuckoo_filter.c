@@ -26,6 +26,9 @@
  *   crash-on-empty-key    the hash loop is a do-while that reads the first byte before
  *                         testing the length; an empty key is decoded to a NULL pointer,
  *                         so the empty key `x` dies with SIGSEGV
+ *   kick-wrong-bucket     a kicked fingerprint's next bucket comes from another hash of
+ *                         it than the one lookups use: the item lands in a bucket its
+ *                         lookups never check, and the insert still answers `inserted`
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -39,8 +42,16 @@ enum { PROTOCOL_VERSION = 1, MAX_KICKS = 500, OUT_FLUSH = 1 << 16, READ_CHUNK = 
 static const uint64_t KICK_SEED = 0x6375636B6F6FULL; /* "cuckoo" */
 static const uint64_t HASH_SEED = 0x9AE16A3B2F90404FULL;
 
-enum broken { BROKEN_NONE, BROKEN_LOSE_ON_KICK_FAILURE, BROKEN_LONG_KEY_HASH, BROKEN_CRASH_ON_EMPTY_KEY };
-static const char *const broken_names[] = {"", "lose-on-kick-failure", "long-key-hash", "crash-on-empty-key"};
+enum broken {
+  BROKEN_NONE,
+  BROKEN_LOSE_ON_KICK_FAILURE,
+  BROKEN_LONG_KEY_HASH,
+  BROKEN_CRASH_ON_EMPTY_KEY,
+  BROKEN_KICK_WRONG_BUCKET,
+  BROKEN_MODES
+};
+static const char *const broken_names[] = {"", "lose-on-kick-failure", "long-key-hash", "crash-on-empty-key",
+                                           "kick-wrong-bucket"};
 
 /* ---- output --------------------------------------------------------------------- */
 
@@ -189,7 +200,12 @@ static const char *filter_insert(struct filter *f, const unsigned char *key, siz
     uint32_t evicted = f->table[p];
     f->table[p] = carry;
     carry = evicted;
-    i = alt(f, i, carry);
+    if (f->broken == BROKEN_KICK_WRONG_BUCKET) {
+      /* BUG: another multiplier than alt()'s: the kicked item leaves its bucket pair. */
+      i ^= (((uint64_t)carry * 0xC2B2AE3D27D4EB4FULL) >> 32) % f->mask + 1;
+    } else {
+      i = alt(f, i, carry);
+    }
     if (bucket_put(f, i, carry)) return "inserted\n";
   }
   if (f->broken != BROKEN_LOSE_ON_KICK_FAILURE) {
@@ -339,7 +355,8 @@ static void usage(const char *why) {
   fprintf(stderr,
           "cuckoo_filter: %s\n"
           "usage: cuckoo_filter [--capacity N] [--fingerprint-bits F (1..32)] [--slots B (1..64)]\n"
-          "                     [--broken lose-on-kick-failure|long-key-hash|crash-on-empty-key]\n",
+          "                     [--broken lose-on-kick-failure|long-key-hash|crash-on-empty-key|\n"
+          "                               kick-wrong-bucket]\n",
           why);
   exit(2);
 }
@@ -378,7 +395,7 @@ int main(int argc, char **argv) {
       o.slots = (unsigned)parse_number(val, 1, 64, "--slots");
     } else if (is("--broken", opt, opt_len)) {
       o.broken = BROKEN_NONE;
-      for (int m = 1; m < 4; ++m)
+      for (int m = 1; m < BROKEN_MODES; ++m)
         if (strcmp(val, broken_names[m]) == 0) o.broken = (enum broken)m;
       if (o.broken == BROKEN_NONE) usage("unknown --broken mode");
     } else {

@@ -21,6 +21,9 @@ trace replays identically.
   long-key-hash         only the first 8 bytes of a key are hashed
   crash-on-empty-key    the hash reads key[0] unconditionally: the empty key `x`
                         kills the process with an IndexError
+  kick-wrong-bucket     a kicked fingerprint's next bucket comes from another hash of
+                        it than the one lookups use: the item lands in a bucket its
+                        lookups never check, and the insert still answers `inserted`
 """
 
 import argparse
@@ -33,7 +36,7 @@ PROTOCOL_VERSION = 1
 MAX_KICKS = 500
 KICK_SEED = 0x6375636B6F6F  # "cuckoo"
 PERSON = b"cuckoo-exec-v1"
-BROKEN_MODES = ("lose-on-kick-failure", "long-key-hash", "crash-on-empty-key")
+BROKEN_MODES = ("lose-on-kick-failure", "long-key-hash", "crash-on-empty-key", "kick-wrong-bucket")
 MASK64 = (1 << 64) - 1
 
 
@@ -72,6 +75,13 @@ class CuckooFilter:
         # c(fp) in 1..n-1 (n is a power of two >= 2): i ^ c stays in range, never equals i.
         return i ^ ((((fp * 0x9E3779B97F4A7C15) & MASK64) >> 32) % self.mask + 1)
 
+    def kick_alt(self, i, fp):
+        """The bucket a kicked fingerprint moves to: alt(), except in kick-wrong-bucket."""
+        if self.broken == "kick-wrong-bucket":
+            # BUG: another multiplier than alt()'s: the item leaves its bucket pair.
+            return i ^ ((((fp * 0xC2B2AE3D27D4EB4F) & MASK64) >> 32) % self.mask + 1)
+        return self.alt(i, fp)
+
     # -- operations ----------------------------------------------------------------
     def insert(self, key):
         fp, i1 = self.locate(key)
@@ -95,7 +105,7 @@ class CuckooFilter:
             p = i * b + rng.randrange(b)
             path.append(p)
             carry, t[p] = t[p], carry
-            i = self.alt(i, carry)
+            i = self.kick_alt(i, carry)
             s = i * b
             for q in range(s, s + b):
                 if t[q] == 0:

@@ -201,9 +201,11 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -346,6 +348,22 @@ inline constexpr double kC3FloorSmallB = 0.25;  // filters with b = 1 or b unkno
 inline constexpr std::size_t kC3Fills = 4;
 inline constexpr std::uint64_t kC3InsertBudget = 2'000'000;
 inline constexpr std::uint64_t kFillKeyBase = std::uint64_t{1} << 61;
+// C1's fill traces: distinct keys inserted to these fractions of R, the items a probe
+// fill of a fresh instance held at its first refusal (R is measured, not taken from the
+// declared capacity: a table of 2^k buckets often holds up to about twice the capacity it
+// was built for, and kicks start well below its first refusal), the last one
+// kC1FillPastRefusal keys past R; lookups of earlier keys between the inserts and of every
+// key at the end look up the items the kicks moved.
+inline constexpr double kC1FillFractions[] = {0.5, 0.8, 0.9, 0.97, 1.0};
+inline constexpr std::uint64_t kC1FillPastRefusal = 16;
+// Fill traces per profile step, and the ops they may cost per step (at least one trace;
+// none when one alone costs more than kC6MaxOverBudget budgets).
+inline constexpr std::size_t kC1FillTraces = 10;
+inline constexpr std::uint64_t kC1FillOpBudget = 2'000'000;
+// Of the inserts of a fill trace, this percentage is followed by a lookup of an earlier
+// key, and (when erases are supported) this one by an erase of an earlier key.
+inline constexpr std::uint64_t kC1FillLookupPercent = 40;
+inline constexpr std::uint64_t kC1FillErasePercent = 5;
 // C1's identity pairs: keys searched, pairs kept, pairs per trace.
 inline constexpr std::uint64_t kIdentitySearchKeys = std::uint64_t{1} << 18;
 inline constexpr std::size_t kIdentityPairs = 64;
@@ -394,6 +412,19 @@ inline std::uint64_t c6_mix_trace_cost(std::uint64_t capacity) {
 }
 inline std::uint64_t c6_trace_cost(std::uint64_t capacity) {
   return capacity * (c6_fill_keys(capacity) - capacity + 210) + c6_fill_keys(capacity) + 300;
+}
+
+// C1's fill traces: the distinct keys of fill `index` for a probe refused at `refused`
+// items, and what a fill costs at most: its ops, and for the last fraction a lookup of
+// every stored key after each of (up to about) 2 kC1FillPastRefusal refusals.
+inline std::uint64_t c1_fill_keys(std::uint64_t refused, std::size_t index) {
+  const std::size_t i = index % std::size(kC1FillFractions);
+  const auto keys = static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(refused) * kC1FillFractions[i]));
+  return std::max<std::uint64_t>(2, keys + (i + 1 == std::size(kC1FillFractions) ? kC1FillPastRefusal : 0));
+}
+inline std::uint64_t c1_fill_cost(std::uint64_t refused) {
+  return 3 * (refused + kC1FillPastRefusal) + 2 * kC1FillPastRefusal * (refused + kC1FillPastRefusal);
 }
 
 inline std::uint64_t profile_scale(Profile p) {
@@ -875,9 +906,11 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // C2: the measured false positive rate against the binomial bound, after checking that
 // the filter finds the keys it stored.
+// When stored keys are not found, `lost_trace` (may be null) receives a trace that shows
+// it: the fill's inserts and a lookup of the first key lost (a C1 finding).
 template <class Factory>
 ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::uint64_t queries,
-                        std::uint64_t seed) {
+                        std::uint64_t seed, std::optional<model::Trace>* lost_trace = nullptr) {
   using Impl = std::remove_cvref_t<decltype(make())>;
   const auto start = std::chrono::steady_clock::now();
   ClaimResult r;
@@ -910,7 +943,9 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
     announce(impl, [&](model::Trace& plan) {
       for (std::uint64_t k = 0; k < target; ++k) plan.add(model::Op::insert(key_offset + k));
     });
+    std::uint64_t offered = 0;
     for (std::uint64_t k = 0; k < target; ++k) {  // bound: target
+      ++offered;
       if (subject.insert(key_offset + k) != model::InsertResult::kInserted) break;
       ++stored;
     }
@@ -924,7 +959,18 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
         if (!first_lost) first_lost = key_offset + k;
       }
     }
-    if (lost == 0 && stored != 0) {
+    if (lost != 0 && lost_trace != nullptr) {
+      model::Trace t;
+      t.engine = traits.name;
+      t.parameters = header_of(traits);
+      for (std::uint64_t k = 0; k < offered; ++k) t.add(model::Op::insert(key_offset + k));
+      t.add(model::Op::contains(*first_lost));
+      *lost_trace = std::move(t);
+    }
+    // The false positives are counted even when some keys were lost (C1 reports those):
+    // a filter that loses keys may well have too many false positives as well. One that
+    // finds none of them holds nothing to measure.
+    if (stored != 0 && lost < stored) {
       for (std::uint64_t first = 0; first < queries; first += kFprQueryChunk) {
         const std::uint64_t last = std::min(queries, first + kFprQueryChunk);
         announce(impl, [&](model::Trace& plan) {
@@ -955,7 +1001,7 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
     r.seconds = seconds_since(start);
     return r;
   }
-  if (lost != 0) {
+  if (lost != 0 && lost == stored) {
     Figure missing;
     missing.name = "stored keys not found";
     missing.value = static_cast<double>(lost);
@@ -968,11 +1014,23 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
     r.summary = "the filter does not find " + std::to_string(lost) + " of the " +
                 std::to_string(stored) + " keys it stored (e.g. key " +
                 std::to_string(*first_lost) +
-                ", inserted and answered 'inserted', then contains => false): a filter that "
-                "loses its keys shows few false positives, so none were counted. C1 checks "
-                "lookups of stored keys.";
+                ", inserted and answered 'inserted', then contains => false): with nothing "
+                "held there is no false positive rate to measure (C1 reports the lost keys).";
     r.seconds = seconds_since(start);
     return r;
+  }
+  std::string lost_text;
+  Figure missing;
+  if (lost != 0) {
+    missing.name = "stored keys not found";
+    missing.value = static_cast<double>(lost);
+    missing.note = "of " + std::to_string(stored) +
+                   " keys inserted (answered inserted): a C1 finding, reported under C1";
+    lost_text = " The filter does not find " + std::to_string(lost) + " of the " +
+                std::to_string(stored) + " keys it stored (e.g. key " +
+                std::to_string(*first_lost) +
+                ", inserted and answered 'inserted', then contains => false): reported "
+                "under C1; the false positives were counted all the same.";
   }
   const double p = promised_fpr(traits);
   const std::uint64_t max_count = subjects::stats::binomial_max_count(queries, p);
@@ -991,9 +1049,12 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
   count.bound = static_cast<double>(max_count);
   count.relation = "<=";
   r.figures = {rate, count, load};
+  if (lost != 0) r.figures.push_back(missing);
   r.samples = queries;
   r.verdict = positives <= max_count ? Verdict::kPass : Verdict::kFail;
-  r.summary = "every one of the " + std::to_string(stored) + " stored keys found; " +
+  r.summary = (lost == 0 ? "every one of the " + std::to_string(stored) + " stored keys found; "
+                         : std::to_string(stored - lost) + " of the " + std::to_string(stored) +
+                               " stored keys found; ") +
               std::to_string(positives) + " false positives in " + std::to_string(queries) +
               " queries at load " + load_text(load.value) + ": " +
               (r.verdict == Verdict::kPass ? "within" : "above") + " the bound of " +
@@ -1001,7 +1062,7 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
               (declared ? "the declared rate " + std::to_string(p)
                         : "f=" + std::to_string(traits.fingerprint_bits) +
                               " b=" + std::to_string(traits.slots_per_bucket)) +
-              ".";
+              "." + lost_text;
   r.seconds = seconds_since(start);
   return r;
 }
@@ -1337,6 +1398,152 @@ inline std::optional<model::Violation> adapter_failure(const model::Trace& trace
   return v;
 }
 
+// A violation that shows a key lost: a key the model holds that a lookup (of the trace,
+// or of the scan after a refused insert or before a round trip) did not find, or whose
+// erase answered false.
+inline bool shows_lost_key(const model::Violation& v) {
+  if (v.actual == "false" && v.expected.rfind("true", 0) == 0 &&
+      (v.op.kind == model::OpKind::kContains || v.op.kind == model::OpKind::kErase)) {
+    return true;
+  }
+  constexpr std::string_view kNotFound = " => false";
+  return v.actual.rfind("contains ", 0) == 0 && v.actual.size() > kNotFound.size() &&
+         v.actual.compare(v.actual.size() - kNotFound.size(), kNotFound.size(), kNotFound) == 0;
+}
+
+// One probe of the first divergence: the trace's first `prefix` ops on a fresh instance
+// (their answers kept in a model, nothing judged), then a lookup of every key they
+// inserted: lost when one that the model holds is not found.
+struct LossProbe {
+  bool lost = false;
+  std::uint64_t key = 0;                      // the first key found lost
+  std::vector<model::InsertResult> inserts;   // the answers of the prefix's inserts
+};
+
+template <class Factory>
+LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const model::Trace& trace,
+                     std::size_t prefix) {
+  using Impl = std::remove_cvref_t<decltype(make())>;
+  LossProbe out;
+  model::Trace plan;
+  plan.engine = trace.engine;
+  plan.parameters = trace.parameters;
+  plan.parameters.set(kSizeChecksParameter, "off");  // no sizes are asked
+  std::vector<std::uint64_t> keys;
+  std::set<std::uint64_t> seen;
+  for (std::size_t i = 0; i < prefix; ++i) {  // bound: the trace
+    const model::Op& op = trace.entries[i].op;
+    if (op.kind == model::OpKind::kSize) continue;
+    plan.add(op);
+    if (op.kind == model::OpKind::kInsert && seen.insert(op.key).second) keys.push_back(op.key);
+  }
+  for (const std::uint64_t key : keys) plan.add(model::Op::contains(key));
+  auto impl = make();
+  if constexpr (kHasPrepare<Impl>) impl.prepare(plan);
+  model::MultisetModel model;
+  if constexpr (kHasIdentity<Impl>) {
+    if (traits.kind == ImplementationKind::kApproximateFilter) {
+      model.set_identity([&impl](std::uint64_t key) { return static_cast<std::uint64_t>(impl.identity(key)); });
+    }
+  }
+  ImplementationSubject subject(impl, traits);
+  for (std::size_t i = 0; i < prefix; ++i) {  // bound: the trace
+    const model::Op& op = trace.entries[i].op;
+    switch (op.kind) {
+      case model::OpKind::kInsert: {
+        const model::InsertResult r = subject.insert(op.key);
+        out.inserts.push_back(r);
+        if (r == model::InsertResult::kInserted) model.insert(op.key);
+        break;
+      }
+      case model::OpKind::kErase:
+        if (subject.erase(op.key) && model.identity_count(op.key) > 0) model.erase(op.key);
+        break;
+      case model::OpKind::kContains: (void)subject.contains(op.key); break;
+      case model::OpKind::kClear:
+        if constexpr (requires(Impl& x) { x.clear(); }) subject.clear();
+        model.clear();
+        break;
+      default: break;  // sizes are not asked; nothing else is in an adapter's traces
+    }
+  }
+  for (const std::uint64_t key : keys) {  // bound: the trace's keys
+    if (model.identity_count(key) > 0 && !subject.contains(key)) {
+      out.lost = true;
+      out.key = key;
+      break;
+    }
+  }
+  return out;
+}
+
+// A lost key is charged to the op that lost it, not to the one that showed it: the first
+// op after which the subject no longer finds a key the model holds (found by bisection
+// over the trace's prefixes, each probed on a fresh instance). An insert answered
+// `inserted` that lost a key (a kick that moved an item out of reach) is C1; one answered
+// `full` is C6 (a failed insert loses nothing); one answered `duplicate_limit` or
+// `exists`, and an erase, is C5 (a refused insert changes nothing; erase removes one
+// copy). The violation keeps the op that showed it; its expected text names the culprit.
+// Unchanged when the op that showed it lost the key itself, when an exact set's key was
+// never found after its own insert (nothing lost it: the set cannot find it at all), or
+// when a probe fails.
+template <class Factory>
+model::Violation attributed(Factory& make, const ImplementationTraits& traits,
+                            const model::Trace& trace, model::Violation v) {
+  if (!shows_lost_key(v) || v.op_index == 0 || v.op_index > trace.entries.size()) return v;
+  try {
+    LossProbe at = probe_loss(make, traits, trace, v.op_index);
+    if (!at.lost) return v;  // the op that showed it lost it
+    std::size_t lo = 0;  // probe(lo) finds every key (nothing is inserted before op 0)
+    std::size_t hi = v.op_index;
+    while (hi - lo > 1) {  // bound: log2(op_index) probes
+      const std::size_t mid = lo + (hi - lo) / 2;
+      LossProbe p = probe_loss(make, traits, trace, mid);
+      if (p.lost) {
+        hi = mid;
+        at = std::move(p);
+      } else {
+        lo = mid;
+      }
+    }
+    const std::size_t culprit = hi - 1;
+    const model::Op& op = trace.entries[culprit].op;
+    if (traits.kind != ImplementationKind::kApproximateFilter && op.kind == model::OpKind::kInsert &&
+        op.key == at.key) {
+      bool before = false;
+      for (std::size_t i = 0; i < culprit && !before; ++i) {  // bound: the trace
+        before = trace.entries[i].op.kind == model::OpKind::kInsert && trace.entries[i].op.key == at.key;
+      }
+      // An exact set's key never found since its own insert: no other op lost it (a key
+      // the set cannot look up at all, spelt in upper case, say): the op that showed it
+      // keeps it. (A filter's insert may lose its own item to its kicks: C1.)
+      if (!before) return v;
+    }
+    std::string claim = "C1";
+    std::string answered;
+    if (op.kind == model::OpKind::kInsert) {
+      std::size_t inserts = 0;
+      for (std::size_t i = 0; i < culprit; ++i) {  // bound: the trace
+        if (trace.entries[i].op.kind == model::OpKind::kInsert) ++inserts;
+      }
+      if (inserts < at.inserts.size()) {
+        const model::InsertResult r = at.inserts[inserts];
+        answered = std::string(", which answered ") + std::string(to_string(r));
+        claim = r == model::InsertResult::kInserted ? "C1" : r == model::InsertResult::kFull ? "C6" : "C5";
+        if (r == model::InsertResult::kInserted) answered += " (items it moved are no longer found)";
+      }
+    } else if (op.kind == model::OpKind::kErase) {
+      claim = "C5";
+    }
+    v.claim = claim;
+    v.expected += "; key " + std::to_string(at.key) + " was lost during op " +
+                  std::to_string(culprit) + " '" + model::to_string(op) + "'" + answered +
+                  ": the first op after which the subject no longer finds a key the model holds";
+  } catch (const std::exception&) {
+  }
+  return v;
+}
+
 }  // namespace adapter_detail
 
 // Checks `trace` against a fresh instance from `make` and the model that `traits`
@@ -1374,7 +1581,10 @@ std::optional<model::Violation> replay_implementation(Factory&& make,
       adapter_detail::ImplementationSubject subject(impl, traits, &model, settings);
       checking = true;
       std::optional<model::Violation> found = model::check(subject, model, trace, seed);
-      return adapter_detail::judged(subject.watch(), trace, std::move(found), seed);
+      found = adapter_detail::judged(subject.watch(), trace, std::move(found), seed);
+      checking = false;
+      if (found && found->claim != "C3") found = adapter_detail::attributed(make, traits, trace, *found);
+      return found;
     }
   } catch (const std::exception& e) {
     if (checking || trace.entries.empty()) throw;
@@ -1520,6 +1730,56 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                                                 2 + rng.below(roomy_keys), 100 + rng.below(201)),
                                      rng.next());
              });
+    // Fills to high load and past the first refusal, where kicks move items: a probe
+    // fill finds the load of the first refusal, the fill traces go to fractions of it.
+    std::uint64_t refused = capacity;
+    try {
+      subjects::TraceRng probe_rng(task_seed(options.seed, "C1 fill probe", traits.name, configuration));
+      const FillOutcome probe = run_fill(make, traits, header,
+                                         kFillKeyBase + probe_rng.below(std::uint64_t{1} << 40), 0,
+                                         c6_fill_keys(capacity));
+      refused = probe.first_refusal.value_or(probe.stored);
+    } catch (const std::exception&) {
+      // The fill traces meet the failure again, and report it.
+    }
+    const std::uint64_t fill_cost = c1_fill_cost(refused);
+    if (fill_cost <= kC6MaxOverBudget * kC1FillOpBudget * scale) {
+      const std::size_t fills = static_cast<std::size_t>(std::max<std::uint64_t>(
+          1, std::min<std::uint64_t>(kC1FillTraces * scale, kC1FillOpBudget * scale / fill_cost)));
+      run_plan("C1", "C1 fill",
+               "distinct keys to 50-100% of the " + std::to_string(refused) +
+                   " items a probe fill held at its first refusal and " +
+                   std::to_string(kC1FillPastRefusal) +
+                   " past it (kicks), earlier keys looked up in between, every key at the end",
+               fills, [&, refused](std::uint64_t seed, std::size_t index) {
+                 subjects::TraceRng rng(seed);
+                 const std::uint64_t keys = c1_fill_keys(refused, index);
+                 const std::uint64_t base = rng.below(std::uint64_t{1} << 32);
+                 std::vector<std::uint64_t> order(static_cast<std::size_t>(keys));
+                 for (std::uint64_t k = 0; k < keys; ++k) order[static_cast<std::size_t>(k)] = base + k;
+                 for (std::size_t i = order.size(); i > 1; --i) {  // bound: keys (Fisher-Yates)
+                   std::swap(order[i - 1], order[static_cast<std::size_t>(rng.below(i))]);
+                 }
+                 model::Trace t;
+                 t.engine = traits.name;
+                 t.parameters = header;
+                 std::vector<bool> erased(order.size(), false);
+                 for (std::size_t i = 0; i < order.size(); ++i) {  // bound: keys
+                   t.add(model::Op::insert(order[i]));
+                   const std::uint64_t roll = rng.below(100);
+                   const auto earlier = static_cast<std::size_t>(rng.below(i + 1));
+                   if (roll < kC1FillLookupPercent) {
+                     t.add(model::Op::contains(order[earlier]));
+                   } else if (roll < kC1FillLookupPercent + kC1FillErasePercent &&
+                              traits.erase_supported && !erased[earlier]) {
+                     erased[earlier] = true;
+                     t.add(model::Op::erase(order[earlier]));
+                   }
+                 }
+                 for (const std::uint64_t k : order) t.add(model::Op::contains(k));
+                 return t;
+               });
+    }
   }
   }  // not a map
   // C5
@@ -1663,8 +1923,15 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
         options.on_step("C2: a fill to " + std::to_string(static_cast<int>(kFprLoad * 100)) +
                         "% of capacity, then " + std::to_string(queries) + " queries of absent keys");
       }
+      std::optional<model::Trace> lost_trace;
       measured["C2"] = measure_fpr(make, traits, queries,
-                                   task_seed(options.seed, "C2", traits.name, configuration));
+                                   task_seed(options.seed, "C2", traits.name, configuration),
+                                   &lost_trace);
+      // Keys lost by C2's fill are a C1 finding (unless C1's own traces found one).
+      if (lost_trace && ledger.find("C1") == nullptr) {
+        run_plan("C1", "C1 C2-fill", "the keys C2's fill stored are found", 1,
+                 [&lost_trace](std::uint64_t, std::size_t) { return *lost_trace; });
+      }
     }
   }
 
