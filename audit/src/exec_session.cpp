@@ -457,7 +457,9 @@ ImplementationTraits ExecSession::traits() const {
   if (d.kind == ImplementationKind::kApproximateFilter) {
     t.fingerprint_bits = d.fingerprint_bits;
     t.slots_per_bucket = d.slots_per_bucket;
-    t.max_copies = d.max_copies;
+    // Undeclared: not known (most filters have no copy limit; assuming 2b would be a
+    // false alarm on C5), so not checked.
+    t.max_copies = d.max_copies != 0 ? d.max_copies : kUnknownCopyLimit;
     t.false_positive_rate = d.fpr;
   }
   t.size = d.size;

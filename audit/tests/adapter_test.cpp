@@ -337,6 +337,118 @@ TEST(AdapterAttribution, TheAuditReportsTheKickLossUnderC1WhicheverTracesFoundIt
   EXPECT_LE(c1.counterexample->shrunk_ops, 10U) << c1.counterexample->trace;
 }
 
+TEST(AdapterAttribution, C1sFillTracesReachTheKicksThatItsSmallTracesNeverDo) {
+  // C1's random traces use a few keys (capacity / 4 at most): only the fill traces, which
+  // go to the first refusal, make the 5th successful insert.
+  // This one loses an item when an insert makes 6 distinct keys stored (the random
+  // traces have at most 5).
+  struct LosesAtSixKeys : KickLossFilterAdapter<true> {
+    bool insert(std::uint64_t k) {
+      if (items.size() + lost_slot >= 8) return false;
+      const bool fresh = items.count(k) == 0;
+      items.insert(k);
+      std::set<std::uint64_t> distinct(items.begin(), items.end());
+      if (fresh && distinct.size() == 6 && lost_slot == 0) lose(k);
+      return true;
+    }
+  };
+  AuditOptions o = small_options();
+  o.claims = {"C1"};
+  const Report r = cuckoo::audit::audit_implementation([] { return LosesAtSixKeys{}; },
+                                                       kick_loss_traits(), o);
+  const ClaimResult& c1 = result_for(r, "C1");
+  EXPECT_EQ(c1.verdict, Verdict::kFail) << c1.summary;
+  EXPECT_TRUE(has(c1.summary, "of the C1 fill traces broke C1")) << c1.summary;
+  EXPECT_TRUE(has(c1.summary, "which answered inserted")) << c1.summary;
+}
+
+// A correct filter whose items are key % 2 (keys 0 and 2 are one item to it, as two keys
+// with one fingerprint and bucket pair are to a cuckoo filter), at most `limit` copies an
+// item, 16 items; no identity(): the audit must find the aliases itself.
+template <std::uint64_t kLimit>
+struct AliasingFilterAdapter {
+  std::multiset<std::uint64_t> items;
+  cuckoo::InsertResult insert(std::uint64_t k) {
+    if (items.count(k % 2) >= kLimit) return cuckoo::InsertResult::kDuplicateLimit;
+    if (items.size() >= 16) return cuckoo::InsertResult::kFull;
+    items.insert(k % 2);
+    return cuckoo::InsertResult::kInserted;
+  }
+  bool contains(std::uint64_t k) const { return items.count(k % 2) != 0; }
+  bool erase(std::uint64_t k) {
+    const auto it = items.find(k % 2);
+    if (it == items.end()) return false;
+    items.erase(it);
+    return true;
+  }
+  std::uint64_t size() const { return items.size(); }
+};
+
+ImplementationTraits aliasing_traits(std::uint64_t max_copies) {
+  ImplementationTraits t;
+  t.name = "aliasing.filter";
+  t.kind = ImplementationKind::kApproximateFilter;
+  t.capacity = 16;
+  t.max_copies = max_copies;
+  return t;
+}
+
+TEST(AdapterAliases, KeysTheFilterCannotTellApartAreNotAFindingOfC5) {
+  AuditOptions o = small_options();
+  o.claims = {"C1", "C5", "C6"};
+  const Report r = cuckoo::audit::audit_implementation([] { return AliasingFilterAdapter<4>{}; },
+                                                       aliasing_traits(4), o);
+  for (const char* claim : {"C1", "C5", "C6"}) {
+    EXPECT_EQ(result_for(r, claim).verdict, Verdict::kPass) << claim << ": " << result_for(r, claim).summary;
+  }
+}
+
+TEST(AdapterAliases, AnAliasDoesNotExcuseAKeyWithNoAlias) {
+  // Key 1 inserted once; erasing key 3 (its alias) is fine, erasing key 5 after that is
+  // too (an alias as well), but the filter answering true for erase 4 with nothing of
+  // item 0 stored is a finding: no key of the trace explains it.
+  struct Overeager : AliasingFilterAdapter<4> {
+    bool erase(std::uint64_t k) { return k == 4 || AliasingFilterAdapter<4>::erase(k); }
+  };
+  cuckoo::model::Trace t;
+  t.engine = "aliasing.filter";
+  t.add(cuckoo::model::Op::insert(1));
+  t.add(cuckoo::model::Op::erase(3));
+  t.add(cuckoo::model::Op::erase(4));
+  const auto v = cuckoo::audit::replay_implementation([] { return Overeager{}; }, aliasing_traits(4), t);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->claim, "C5");
+  EXPECT_EQ(v->op_index, 2U) << v->expected;
+}
+
+TEST(AdapterAliases, AnUnknownCopyLimitIsNotChecked) {
+  // A limit of 3 copies, not 2b = 8: declared unknown, C5 holds and says it did not check.
+  AuditOptions o = small_options();
+  o.claims = {"C5"};
+  ImplementationTraits t = aliasing_traits(cuckoo::audit::kUnknownCopyLimit);
+  t.slots_per_bucket = 4;
+  const Report r = cuckoo::audit::audit_implementation([] { return AliasingFilterAdapter<3>{}; }, t, o);
+  const ClaimResult& c5 = result_for(r, "C5");
+  EXPECT_EQ(c5.verdict, Verdict::kPass) << c5.summary;
+  EXPECT_TRUE(has(c5.summary, "the copy limit is unknown")) << c5.summary;
+  EXPECT_TRUE(has(c5.configuration, "max_copies=unknown")) << c5.configuration;
+  // Declared 2b, the same filter fails: the limit is checked then.
+  t.max_copies = 0;
+  const Report checked = cuckoo::audit::audit_implementation([] { return AliasingFilterAdapter<3>{}; }, t, o);
+  EXPECT_EQ(result_for(checked, "C5").verdict, Verdict::kFail) << result_for(checked, "C5").summary;
+  // Unknown, but duplicate_limit for a key with no copies at all is still a finding.
+  cuckoo::model::Trace first;
+  first.engine = t.name;
+  first.add(cuckoo::model::Op::insert(0));
+  struct RefusesFirst : AliasingFilterAdapter<3> {
+    cuckoo::InsertResult insert(std::uint64_t) { return cuckoo::InsertResult::kDuplicateLimit; }
+  };
+  t.max_copies = cuckoo::audit::kUnknownCopyLimit;
+  const auto v = cuckoo::audit::replay_implementation([] { return RefusesFirst{}; }, t, first);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->claim, "C5");
+}
+
 // Loses one stored key in 20 and answers "maybe" for one key in eight: both findings.
 struct LossyLeakyFilterAdapter : EngineFilterAdapter {
   bool contains(std::uint64_t k) const {

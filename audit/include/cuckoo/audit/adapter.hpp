@@ -255,6 +255,12 @@ inline const char* to_string(SizeMode mode) noexcept {
 // instance built for fewer items.
 inline constexpr std::uint64_t kMaxAuditCapacity = std::uint64_t{1} << 22;
 
+// ImplementationTraits::max_copies when the copy limit is not known (exec: max_copies not
+// declared): the limit is not checked. An insert answered duplicate_limit for a key whose
+// item has copies is taken as a refusal that changes nothing (judged as `full` is: every
+// stored key still found, the size unchanged); for a key with no copies it is a finding.
+inline constexpr std::uint64_t kUnknownCopyLimit = model::MultisetModel::kNoCopyLimit - 1;
+
 struct ImplementationTraits {
   // The trace header's engine name and the report's subject: letters, digits, "_", ".",
   // "-", starting with a letter or "_" ("libcuckoo.filter"). Checked: UsageError.
@@ -265,7 +271,8 @@ struct ImplementationTraits {
   unsigned slots_per_bucket = 0;
   // Filters: copies of one item it stores at most; 0: 2 * slots_per_bucket, or no limit
   // when that is unknown or insert returns bool. model::MultisetModel::kNoCopyLimit: no
-  // limit (any number of copies is stored, or refused as kFull).
+  // limit (any number of copies is stored, or refused as kFull). kUnknownCopyLimit: not
+  // known, not checked (see there).
   std::uint64_t max_copies = 0;
   // Items (slots, for a filter) the fresh instance holds; 0: unknown (C3 and C6 skipped).
   // At most kMaxAuditCapacity. Checked: UsageError.
@@ -581,7 +588,11 @@ class ImplementationSubject {
   model::InsertResult insert(std::uint64_t key) {
     const bool fresh = model_ != nullptr && model_->identity_count(key) == 0;
     const std::uint64_t stored = model_ != nullptr ? model_->size() : 0;
-    const model::InsertResult result = raw_insert(key);
+    model::InsertResult result = raw_insert(key);
+    if (result == model::InsertResult::kDuplicateLimit && traits_->max_copies == kUnknownCopyLimit &&
+        model_ != nullptr && model_->identity_count(key) > 0) {
+      result = model::InsertResult::kFull;  // an unknown limit: a refusal, judged as one
+    }
     watch_.insert(fresh, stored, result);
     return result;
   }
@@ -620,7 +631,8 @@ class ImplementationSubject {
     t.allows_duplicates = !exact();
     t.fingerprint_bits = traits_->fingerprint_bits;
     t.slots_per_bucket = traits_->slots_per_bucket;
-    if (bool_insert<Impl>() || (traits_->max_copies == 0 && traits_->slots_per_bucket == 0)) {
+    if (bool_insert<Impl>() || traits_->max_copies == kUnknownCopyLimit ||
+        (traits_->max_copies == 0 && traits_->slots_per_bucket == 0)) {
       t.max_copies = model::MultisetModel::kNoCopyLimit;  // cannot be observed; see above
     } else {
       t.max_copies = traits_->max_copies;  // 0: 2 * slots_per_bucket
@@ -832,6 +844,8 @@ inline std::string configuration_of(const ImplementationTraits& traits) {
   }
   if (traits.max_copies == model::MultisetModel::kNoCopyLimit) {
     c += " max_copies=none";
+  } else if (traits.max_copies == kUnknownCopyLimit) {
+    c += " max_copies=unknown";
   } else if (traits.max_copies != 0) {
     c += " max_copies=" + std::to_string(traits.max_copies);
   }
@@ -890,7 +904,9 @@ template <class Impl>
 std::uint64_t burst_length(const ImplementationTraits& traits) {
   std::uint64_t limit = model::MultisetModel::kNoCopyLimit;
   if (!bool_insert<Impl>()) {
-    if (traits.max_copies != 0) {
+    if (traits.max_copies == kUnknownCopyLimit) {
+      limit = model::MultisetModel::kNoCopyLimit;
+    } else if (traits.max_copies != 0) {
       limit = traits.max_copies;
     } else if (traits.slots_per_bucket != 0) {
       limit = 2ULL * traits.slots_per_bucket;
@@ -1398,6 +1414,54 @@ inline std::optional<model::Violation> adapter_failure(const model::Trace& trace
   return v;
 }
 
+// Aliases: two keys a filter cannot tell apart (one fingerprint in one bucket pair) are
+// one item to it: inserting one adds a copy of the other, erasing one may remove the
+// other's copy. The model tells keys apart by value unless it has an identity (the
+// adapter's identity()); without one, a C5 finding that aliasing explains is not one:
+// an insert answered duplicate_limit below the limit, or an erase answered true for a key
+// with no copies. For such a finding on key K the auditor asks the subject which of the
+// trace's other keys it confuses with K (a fresh instance: insert J, erase K, erase J for
+// each J; erase K answering true means J and K are one item), makes each such J one item
+// with K in the model, and checks the trace again; at most kMaxAliasRounds times.
+inline constexpr std::size_t kMaxAliasRounds = 8;
+
+inline bool alias_explainable(const model::Violation& v) {
+  if (v.claim != "C5") return false;
+  if (v.op.kind == model::OpKind::kInsert) return v.actual == "duplicate_limit";
+  if (v.op.kind == model::OpKind::kErase) return v.actual == "true";
+  return false;
+}
+
+// The keys of `trace` (other than `key`) that the subject cannot tell from `key`.
+template <class Factory>
+std::vector<std::uint64_t> aliases_of(Factory& make, const model::Trace& trace, std::uint64_t key) {
+  using Impl = std::remove_cvref_t<decltype(make())>;
+  std::vector<std::uint64_t> others;
+  std::set<std::uint64_t> seen{key};
+  for (const model::TraceEntry& e : trace.entries) {  // bound: the trace
+    if (model::takes_key(e.op.kind) && seen.insert(e.op.key).second) others.push_back(e.op.key);
+  }
+  model::Trace plan;
+  plan.engine = trace.engine;
+  plan.parameters = trace.parameters;
+  plan.parameters.set(kSizeChecksParameter, "off");
+  for (const std::uint64_t j : others) {
+    plan.add(model::Op::insert(j));
+    plan.add(model::Op::erase(key));
+    plan.add(model::Op::erase(j));
+  }
+  std::vector<std::uint64_t> aliases;
+  auto impl = make();
+  if constexpr (kHasPrepare<Impl>) impl.prepare(plan);
+  for (const std::uint64_t j : others) {  // bound: the trace's keys
+    (void)impl.insert(j);
+    const bool confused = static_cast<bool>(impl.erase(key));
+    (void)impl.erase(j);
+    if (confused) aliases.push_back(j);
+  }
+  return aliases;
+}
+
 // A violation that shows a key lost: a key the model holds that a lookup (of the trace,
 // or of the scan after a refused insert or before a round trip) did not find, or whose
 // erase answered false.
@@ -1583,6 +1647,50 @@ std::optional<model::Violation> replay_implementation(Factory&& make,
       std::optional<model::Violation> found = model::check(subject, model, trace, seed);
       found = adapter_detail::judged(subject.watch(), trace, std::move(found), seed);
       checking = false;
+      if constexpr (!adapter_detail::kHasIdentity<Impl>) {
+        // Aliases the subject shows: the same trace again with them one item each.
+        std::map<std::uint64_t, std::uint64_t> item;  // key -> its class's first key
+        std::set<std::uint64_t> asked;
+        for (std::size_t round = 0; round < adapter_detail::kMaxAliasRounds && found &&  // bound
+                                    traits.kind == ImplementationKind::kApproximateFilter &&
+                                    adapter_detail::alias_explainable(*found) &&
+                                    asked.insert(found->op.key).second;
+             ++round) {
+          const std::uint64_t key = found->op.key;
+          std::vector<std::uint64_t> aliases;
+          try {
+            aliases = adapter_detail::aliases_of(make, trace, key);
+          } catch (const std::exception&) {
+            break;  // the finding stands
+          }
+          if (aliases.empty()) break;
+          const auto rep_of = [&item](std::uint64_t k) {
+            const auto it = item.find(k);
+            return it == item.end() ? k : it->second;
+          };
+          std::uint64_t root = rep_of(key);
+          for (const std::uint64_t j : aliases) root = std::min(root, rep_of(j));
+          std::set<std::uint64_t> merged{rep_of(key)};
+          for (const std::uint64_t j : aliases) merged.insert(rep_of(j));
+          item[key] = root;
+          for (const std::uint64_t j : aliases) item[j] = root;
+          for (auto& [k, r] : item) {
+            if (merged.count(r) != 0) r = root;
+          }
+          auto again = make();
+          if constexpr (adapter_detail::kHasPrepare<Impl>) again.prepare(trace);
+          model::MultisetModel aliased;
+          aliased.set_identity([item](std::uint64_t k) {
+            const auto it = item.find(k);
+            return it == item.end() ? k : it->second;
+          });
+          adapter_detail::ImplementationSubject second(again, traits, &aliased, settings);
+          checking = true;
+          found = model::check(second, aliased, trace, seed);
+          found = adapter_detail::judged(second.watch(), trace, std::move(found), seed);
+          checking = false;
+        }
+      }
       if (found && found->claim != "C3") found = adapter_detail::attributed(make, traits, trace, *found);
       return found;
     }
@@ -1793,6 +1901,10 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
              bool_insert<Impl>()
                  ? "duplicate inserts, erase of one copy, sizes; insert returns bool, so no "
                    "copy limit is observed"
+             : traits.max_copies == kUnknownCopyLimit
+                 ? "duplicate inserts, erase of one copy, sizes; the copy limit is unknown "
+                   "(max_copies not declared), so it is not checked: duplicate_limit is "
+                   "accepted for a key with copies, as a refusal that changes nothing"
                  : "duplicate inserts up to the copy limit, erase of one copy, sizes",
              traces, [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
