@@ -110,7 +110,10 @@
 //       "identity-pair" traces: pairs of keys that identity() makes one item (found among
 //       kIdentitySearchKeys keys), one of each inserted, then both looked up: they must
 //       answer alike (a mismatch means identity() claims an alias the filter does not
-//       have, or the filter loses the item).
+//       have, or the filter loses the item). Then "C1 fill" traces (kC1FillFractions):
+//       distinct keys to 50-100% of R, the items a probe fill (run_fill) held at its
+//       first refusal, and kC1FillPastRefusal past it, so that kicks move items; earlier
+//       keys are looked up between the inserts, every key at the end.
 //   C2  filters with fingerprint_bits and slots_per_bucket, or a declared
 //       false_positive_rate: load the filter to about 95% of capacity (or to its first
 //       refused insert), check that it finds every key it stored (a filter that loses its
@@ -149,6 +152,12 @@
 //   For an exact map C1, C2 and C5 are SKIP (C7 checks every answer; no copies).
 // Keys are small integers (0 .. a few hundred, up to about 2.3 capacity in C6; C2's
 // queries start at 2^62, C3's fills at 2^61, the identity pairs at 2^48).
+//
+// A lost key is charged to the op that lost it (attributed(): the first op after which
+// the subject no longer finds a key the model holds, by bisection over the trace's
+// prefixes): a successful insert is C1, a refused one C6, a duplicate_limit or an erase
+// C5. Without identity(), a C5 finding that two of the trace's keys the filter cannot
+// tell apart explain is checked again with them one item (aliases_of()).
 //
 // Each result is labelled by the claim that broke, not by the traces that found it: a
 // C1 trace that stops at a copy-limit violation is a finding of C5, a size mismatch is
