@@ -219,7 +219,7 @@ if(CUCKOO_PYTHON3)
   set(exec_dir ${CUCKOO_CLI_DIR}/exec-set)
   cuckoo_cli_test(exec_correct_set_passes 0
     "exec|--claims|c1,C7|--claims-file|${CUCKOO_CLI_DIR}/small.claims|--out|${exec_dir}|--|${py}|set"
-    OUTPUT "\\[0\\.0 s, 0 requests\\] C1: 200 traces \\(every inserted[^\n]*\n\\[[0-9]+\\.[0-9] s, [1-9][0-9]* requests\\] C7: 200 traces .*C1 +py.set +PASS.*C7 +py.set +PASS.*2 passed, 0 failed, 0 skipped.*subject: [0-9]+ requests"
+    OUTPUT "\\[0\\.0 s, 0 requests\\] C1: 200 traces \\(every inserted[^\n]*\n\\[[0-9]+\\.[0-9] s, [1-9][0-9]* requests\\] C1 fill: [0-9]+ traces [^\n]*\n\\[[0-9]+\\.[0-9] s, [1-9][0-9]* requests\\] C7: 200 traces .*C1 +py.set +PASS.*C7 +py.set +PASS.*2 passed, 0 failed, 0 skipped.*subject: [0-9]+ requests"
     FILES "${exec_dir}/report.md|${exec_dir}/report.json|${exec_dir}/junit.xml|${exec_dir}/report.html"
     CLEAN "${exec_dir}")
   # Misbehaviour mid-trace: findings (exit 1), not crashes or hangs of the auditor.
