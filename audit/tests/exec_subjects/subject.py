@@ -35,7 +35,7 @@ MODES = {
     # is refused; size leaves the victim out (declared exact: a size finding; approximate: fine)
     "victim": FILTER_HANDSHAKE.replace("py.filter", "py.victim") + " max_copies=none",
     "victim-approx": FILTER_HANDSHAKE.replace("py.filter", "py.victim") + " max_copies=none size=approximate",
-    "coin": SET_HANDSHAKE.replace("py.set", "py.coin"),             # every other instance forgets (3+ keys)
+    "coin": SET_HANDSHAKE.replace("py.set", "py.coin"),             # every third instance forgets (3+ keys)
     # answers size with the right count plus 2^64: read modulo 2^64 it would be right
     "size-past-2-64": SET_HANDSHAKE.replace("py.set", "py.size64"),
     # protocol misbehaviour mid-trace (findings, exit 1)
@@ -132,7 +132,7 @@ class Structure:
             return "yes"
         if MODE == "hollow":
             return "no"
-        if MODE == "coin" and RUNS[0] % 2 == 0 and len(self.items) >= 3:
+        if MODE == "coin" and RUNS[0] % 3 == 0 and len(self.items) >= 3:
             return "no"
         if self.victim is not None and self.victim == key:
             return "yes"
