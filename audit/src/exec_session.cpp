@@ -16,6 +16,7 @@
 #include <cstring>
 #include <system_error>
 #include <thread>
+#include <unordered_set>
 
 #include "cuckoo/audit/audit.hpp"
 #include "cuckoo/audit/exec.hpp"
@@ -445,6 +446,44 @@ void ExecSession::start() {
   spawn();
   if (options_.claims_file_text) {
     apply_claims_file(declarations_, *options_.claims_file_text, options_.claims_file_name);
+    if (declarations_.identity && declarations_.kind != ImplementationKind::kApproximateFilter) {
+      throw UsageError(options_.claims_file_name +
+                       ": identity=yes is for filters (a set's items are its keys)");
+    }
+  }
+}
+
+std::uint64_t ExecSession::identity(std::uint64_t key) {
+  identities({key});
+  return identity_of_.at(key);
+}
+
+void ExecSession::identities(const std::vector<std::uint64_t>& keys) {
+  std::vector<Slot> slots;
+  if (!process_) slots.emplace_back();  // `new`: a subject that failed is started again
+  std::unordered_set<std::uint64_t> asked;
+  for (const std::uint64_t key : keys) {  // bound: the keys given
+    if (identity_of_.count(key) != 0 || !asked.insert(key).second) continue;
+    Slot s;
+    s.req = Req::kIdentity;
+    s.key = key;
+    slots.push_back(s);
+  }
+  if (asked.empty()) return;
+  std::map<std::size_t, std::string> texts;
+  if (std::optional<ExchangeFailure> failure = exchange(slots, 0, texts)) throw failure->error;
+  for (std::size_t i = 0; i < slots.size(); ++i) {  // bound: the slots sent
+    if (slots[i].req != Req::kIdentity) continue;
+    const std::string& text = texts[i];
+    if (slots[i].resp == Resp::kError) {
+      throw SubjectError(SubjectFailure::kErrorResponse,
+                         "answered 'error" + (text.empty() ? std::string() : " " + printable(text)) +
+                             "' to '" + describe_request(slots[i]) +
+                             "' (it declared identity=yes: every key has an item)",
+                         stderr_tail());
+    }
+    const auto it = item_numbers_.emplace(text, item_numbers_.size() + 1).first;
+    identity_of_[slots[i].key] = it->second;
   }
 }
 
@@ -675,7 +714,9 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
                           (too_large ? "', a number larger than 2^64 - 1" : "'") + " (expected " +
                           expected_responses(slots[r].req) + ", or error TEXT)");
         }
-        if (slots[r].resp == Resp::kError) error_texts[r] = std::move(error_text);
+        if (slots[r].resp == Resp::kError || slots[r].resp == Resp::kItem) {
+          error_texts[r] = std::move(error_text);
+        }
         ++stats_.responses;
         ++r;
         while (r < n && slots[r].role == Role::kLocal) ++r;

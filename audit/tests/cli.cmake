@@ -230,6 +230,23 @@ if(CUCKOO_PYTHON3)
     OUTPUT "C7 +py.hang +FAIL.*did not answer .* within 0.5 s" CLEAN "${CUCKOO_CLI_DIR}/exec-hang")
   cuckoo_cli_test(exec_garbage_is_a_finding 1 "exec|--claims|C1|--out|${CUCKOO_CLI_DIR}/exec-garbage|--|${py}|garbage"
     OUTPUT "C1 +py.garbage +FAIL.*with 'banana'" CLEAN "${CUCKOO_CLI_DIR}/exec-garbage")
+  # identity=yes: a filter that names its items right passes; one whose `item` answers
+  # make two keys one item while it tells them apart fails C1's identity-pair traces; a
+  # malformed `item` answer is a finding; identity=yes on a set is bad usage.
+  cuckoo_cli_test(exec_identity_passes 0
+    "exec|--claims|C1,C5|--out|${CUCKOO_CLI_DIR}/exec-identity|--|${py}|identity"
+    OUTPUT "C1 +py.identity +PASS.*C5 +py.identity +PASS"
+    CLEAN "${CUCKOO_CLI_DIR}/exec-identity")
+  cuckoo_cli_test(exec_identity_lie_is_a_finding 1
+    "exec|--claims|C1|--out|${CUCKOO_CLI_DIR}/exec-identity-lies|--|${py}|identity-lies"
+    OUTPUT "C1 +py.identity_lies +FAIL [^\n]*of the C1 identity-pair traces broke C1[^\n]*shrunk from [0-9]+ to 2 ops"
+    CLEAN "${CUCKOO_CLI_DIR}/exec-identity-lies")
+  cuckoo_cli_test(exec_identity_malformed_is_a_finding 1
+    "exec|--claims|C5|--out|${CUCKOO_CLI_DIR}/exec-identity-spaced|--|${py}|identity-spaced"
+    OUTPUT "C5 +py.identity_spaced +FAIL [^\n]*answered 'identity x[^\n]* with 'item a b' \\(expected item TEXT"
+    CLEAN "${CUCKOO_CLI_DIR}/exec-identity-spaced")
+  cuckoo_cli_test(exec_identity_on_a_set 2 "exec|--|${py}|identity-set"
+    OUTPUT "bad handshake: identity=yes is for filters")
   # A broken set: exit 1 with counterexamples that --replay reproduces, and that the
   # correct set passes.
   add_test(NAME audit_cli.exec_broken_set_fails_and_replays
@@ -344,6 +361,12 @@ foreach(lang py c)
     "${small}|--broken|kick-wrong-bucket"
     "C1 +${b} +FAIL [^\n]*of the C6 traces broke C1 [^\n]*${lost}.*C6 +${b} +PASS"
     ARGS "--claims|C6" REQUIRES "${requires}")
+  # Fingerprints 4 bits shorter than declared: C2 measures about 16 times the rate that
+  # F = 12, B = 4 promise, and only C2 fails.
+  set(b "${n_re}\\.broken\\.short-fingerprint")
+  cuckoo_exec_example_test(${lang}_filter.short-fingerprint 1 "${filter}|--broken|short-fingerprint"
+    "C2 +${b} +FAIL [^\n]*every one of the [0-9]+ stored keys found; [0-9]+ false positives in 200000 queries[^\n]*above the bound"
+    ARGS "--claims|C2" REQUIRES "${requires}")
   # Only a key's first 8 bytes are hashed: keys sharing them share the copy limit (C5),
   # two ops (key A inserted 2b times is not needed: A and B share one slot count).
   set(b "${n_re}\\.broken\\.long-key-hash")
@@ -367,6 +390,41 @@ foreach(lang py c)
     TRACE_MATCH "\n# key [0-9]+ = x\n" GOOD_SUBJECT "${filter}"
     REPLAY_MATCH "VIOLATION: the subject process failed [^\n]* at op 1 .*# +actual: +exception: subject [^\n]*${death}")
 endforeach()
+
+# The planted filter bugs at the default settings (profile quick, the filter's default
+# capacity of 1000, every claim): each fails the claim it breaks and no other, with a
+# counterexample that replays against the broken filter and passes against the correct
+# one. The C filter (a whole audit in 12 to 36 s); the Python one runs the same code paths
+# above, claim by claim. A refused insert that drops a key needs a table filled to its
+# first refusal, so that counterexample is as long as the fill (about 1,900 ops); the
+# kick-wrong-bucket one shrinks to about a dozen, the long-key-hash one (C5) to 60-80.
+if(TARGET cuckoo_example_c_filter)
+  set(c_filter "$<TARGET_FILE:cuckoo_example_c_filter>")
+  set(n_re "c\\.cuckoo_filter\\.broken\\.")
+  function(cuckoo_default_profile_example mode failing passing)
+    set(b "${n_re}${mode}")
+    set(expect "")
+    foreach(claim ${failing})
+      string(APPEND expect "C${claim} +${b} +FAIL [^\n]*\n")
+    endforeach()
+    string(APPEND expect ".*")
+    foreach(claim ${passing})
+      string(APPEND expect "C${claim} +${b} +PASS.*")
+    endforeach()
+    list(LENGTH failing nfail)
+    list(LENGTH passing npass)
+    string(APPEND expect "${npass} passed, ${nfail} failed, 1 skipped")
+    cuckoo_exec_example_test(c_filter.default-profile.${mode} 1 "${c_filter}|--broken|${mode}"
+      "${expect}" ${ARGN})
+  endfunction()
+  cuckoo_default_profile_example(kick-wrong-bucket "1" "2;3;5;6"
+    TRACE_CLAIM C1 MAX_OPS 40 GOOD_SUBJECT "${c_filter}")
+  cuckoo_default_profile_example(lose-on-kick-failure "6" "1;2;3;5"
+    TRACE_CLAIM C6 MAX_OPS 2500 GOOD_SUBJECT "${c_filter}")
+  cuckoo_default_profile_example(short-fingerprint "2" "1;3;5;6")
+  cuckoo_default_profile_example(long-key-hash "2;5" "1;3;6"
+    TRACE_CLAIM C5 MAX_OPS 100 GOOD_SUBJECT "${c_filter}")
+endif()
 
 # Aliases: with f = 4 or 8 and a tiny table, audit keys often share a fingerprint and a
 # bucket pair, so the filter cannot tell them apart (insert one, erase the other); the

@@ -623,6 +623,11 @@ class ImplementationSubject {
   {
     return static_cast<std::uint64_t>(impl_->identity(key));
   }
+  bool has_identity()
+    requires requires(Impl& i) { i.identity(0); }
+  {
+    return model::identity_available(*impl_);
+  }
   std::uint64_t max_copies(std::uint64_t key)
     requires requires(Impl& i) { i.max_copies(key); }
   {
@@ -1150,7 +1155,7 @@ FillOutcome run_fill(Factory& make, const ImplementationTraits& traits,
   } else {
     model::MultisetModel model;
     if constexpr (kHasIdentity<Impl>) {
-      if (traits.kind == ImplementationKind::kApproximateFilter) {
+      if (traits.kind == ImplementationKind::kApproximateFilter && model::identity_available(impl)) {
         model.set_identity([&impl](std::uint64_t key) { return static_cast<std::uint64_t>(impl.identity(key)); });
       }
     }
@@ -1353,8 +1358,15 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> identity_pairs(Factory& mak
   if constexpr (kHasIdentity<Impl>) {
     try {
       auto impl = make();
+      if (!model::identity_available(impl)) return pairs;
       std::vector<std::pair<std::uint64_t, std::uint64_t>> ids;
       ids.reserve(static_cast<std::size_t>(kIdentitySearchKeys));
+      if constexpr (requires(std::vector<std::uint64_t> keys) { impl.identities(keys); }) {
+        // An implementation that asks for identities in batches (an exec subject): one.
+        std::vector<std::uint64_t> keys(static_cast<std::size_t>(kIdentitySearchKeys));
+        for (std::uint64_t k = 0; k < kIdentitySearchKeys; ++k) keys[k] = kIdentityKeyBase + k;
+        impl.identities(keys);
+      }
       for (std::uint64_t k = 0; k < kIdentitySearchKeys; ++k) {  // bound: kIdentitySearchKeys
         const std::uint64_t key = kIdentityKeyBase + k;
         ids.emplace_back(static_cast<std::uint64_t>(impl.identity(key)), key);
@@ -1515,7 +1527,7 @@ LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const mo
   if constexpr (kHasPrepare<Impl>) impl.prepare(plan);
   model::MultisetModel model;
   if constexpr (kHasIdentity<Impl>) {
-    if (traits.kind == ImplementationKind::kApproximateFilter) {
+    if (traits.kind == ImplementationKind::kApproximateFilter && model::identity_available(impl)) {
       model.set_identity([&impl](std::uint64_t key) { return static_cast<std::uint64_t>(impl.identity(key)); });
     }
   }
@@ -1656,7 +1668,7 @@ std::optional<model::Violation> replay_implementation(Factory&& make,
       std::optional<model::Violation> found = model::check(subject, model, trace, seed);
       found = adapter_detail::judged(subject.watch(), trace, std::move(found), seed);
       checking = false;
-      if constexpr (!adapter_detail::kHasIdentity<Impl>) {
+      if (!model::identity_available(impl)) {
         // Aliases the subject shows: the same trace again with them one item each.
         std::map<std::uint64_t, std::uint64_t> item;  // key -> its class's first key
         std::set<std::uint64_t> asked;
@@ -1819,7 +1831,8 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
           1, std::min<std::uint64_t>(kIdentityPairsPerTrace, capacity / 4)));
       const std::size_t count = (pairs.size() + per_trace - 1) / per_trace;
       run_plan("C1", "C1 identity-pair",
-               "keys that identity() makes one item answer contains() alike", count,
+               "keys with one identity (identity(), or an exec subject's 'item' answer) are "
+               "looked up alike", count,
                [&, per_trace](std::uint64_t, std::size_t index) {
                  model::Trace t;
                  t.engine = traits.name;
@@ -1833,8 +1846,9 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                  }
                  return t;
                },
-               "The two keys share an identity() value, so the model holds them one item: "
-               "if the filter can tell them apart, identity() is what is wrong (the model "
+               "The two keys have one identity (identity(), or the same 'item' answer to an "
+               "exec subject's 'identity' requests), so the model holds them one item: if "
+               "the filter can tell them apart, its identity is what is wrong (the model "
                "counts copies and the copy limit by it).");
     }
   }
