@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,29 +107,67 @@ void unregister_group(pid_t group) {
   }
 }
 
-extern "C" void stop_subjects_and_reraise(int sig) {
+void kill_live_groups() {
   for (std::atomic<pid_t>& slot : live_groups) {
     const pid_t group = slot.load();
     if (group > 0) ::kill(-group, SIGKILL);
   }
+}
+
+extern "C" void stop_subjects_and_reraise(int sig) {
+  kill_live_groups();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
 
-}  // namespace
+// The signal stop_audit_on_fatal_signals() caught, 0 before one.
+std::atomic<int> stop_signal{0};
 
-void stop_subjects_on_fatal_signals() {
-  static_assert(std::atomic<pid_t>::is_always_lock_free);
+extern "C" void stop_subjects_and_note(int sig) {
+  stop_signal.store(sig);
+  kill_live_groups();  // the exchange under way fails at once; the audit discards it
+}
+
+void install(void (*handler)(int)) {
   struct sigaction action {};
-  action.sa_handler = stop_subjects_and_reraise;
+  action.sa_handler = handler;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND;
+  action.sa_flags = SA_RESETHAND;  // a second signal ends the program at once
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
     struct sigaction old {};
     // A signal the caller ignores (nohup) stays ignored.
     if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
     ::sigaction(sig, &action, nullptr);
   }
+}
+
+}  // namespace
+
+void stop_audit_on_fatal_signals() {
+  static_assert(std::atomic<int>::is_always_lock_free);
+  install(stop_subjects_and_note);
+}
+
+int audit_stop_signal() noexcept { return stop_signal.load(); }
+
+void stop_audit_after(double seconds) {
+  struct sigaction action {};
+  action.sa_handler = stop_subjects_and_note;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;
+  ::sigaction(SIGALRM, &action, nullptr);
+  itimerval timer{};
+  timer.it_value.tv_sec = static_cast<time_t>(seconds);
+  timer.it_value.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(timer.it_value.tv_sec)) * 1e6);
+  if (timer.it_value.tv_sec == 0 && timer.it_value.tv_usec == 0) timer.it_value.tv_usec = 1;
+  if (::setitimer(ITIMER_REAL, &timer, nullptr) != 0) {
+    throw std::system_error(errno, std::generic_category(), "setitimer");
+  }
+}
+
+void stop_subjects_on_fatal_signals() {
+  static_assert(std::atomic<pid_t>::is_always_lock_free);
+  install(stop_subjects_and_reraise);
 }
 
 // ---- the process --------------------------------------------------------------------------------
@@ -421,6 +460,10 @@ std::string read_first_line(SubjectProcess& p, double timeout_seconds) {
 void ExecSession::spawn() {
   process_.reset();
   death_.reset();
+  if (const int sig = audit_stop_signal(); sig != 0) {
+    throw SubjectError(SubjectFailure::kStart,
+                       "was not started again: the audit is stopping (signal " + std::to_string(sig) + ")");
+  }
   auto p = std::make_unique<SubjectProcess>(options_.command);
   ++stats_.starts;
   const double handshake_timeout = options_.handshake_timeout_seconds > 0
@@ -451,6 +494,11 @@ void ExecSession::start() {
                        ": identity=yes is for filters (a set's items are its keys)");
     }
   }
+}
+
+double ExecSession::response_timeout() const {
+  if (!shrinking_ || !hang_seen_) return options_.timeout_seconds;
+  return std::min(options_.timeout_seconds, std::max(kMinShrinkTimeoutSeconds, 20 * longest_wait_));
 }
 
 std::uint64_t ExecSession::identity(std::uint64_t key) {
@@ -610,8 +658,8 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
   p.out_buf.clear();
   p.out_pos = 0;
 
-  const auto timeout = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(options_.timeout_seconds));
+  const double limit = response_timeout();
+  const auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
   auto deadline = Clock::now() + timeout;
   std::string out;
   std::size_t out_off = 0;
@@ -660,10 +708,15 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
     }
     const auto now = Clock::now();
     if (now >= deadline) {
+      hang_seen_ = true;
+      const std::string within =
+          limit < options_.timeout_seconds
+              ? seconds_text(limit) + " (shortened while shrinking after a hang: --timeout is " +
+                    seconds_text(options_.timeout_seconds) + ")"
+              : seconds_text(limit) + " (--timeout)";
       return fail(r, SubjectFailure::kTimeout,
-                  "did not answer '" + describe_request(slots[r]) + "' within " +
-                      seconds_text(options_.timeout_seconds) +
-                      " (--timeout); stopped it. A subject must flush its stdout after each "
+                  "did not answer '" + describe_request(slots[r]) + "' within " + within +
+                      "; stopped it. A subject must flush its stdout after each "
                       "response (Python: print(..., flush=True) or python3 -u; C: "
                       "fflush(stdout)); one that is only slow needs a longer --timeout SECONDS");
     }
@@ -687,7 +740,12 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
     }
     if (err_index >= 0 && fds[err_index].revents != 0) p.read_stderr();
     if (out_index >= 0 && fds[out_index].revents != 0) {
-      if (p.read_stdout() > 0) deadline = Clock::now() + timeout;
+      if (p.read_stdout() > 0) {
+        const auto read_at = Clock::now();
+        longest_wait_ = std::max(
+            longest_wait_, std::chrono::duration<double>(read_at - (deadline - timeout)).count());
+        deadline = read_at + timeout;
+      }
       // Parse the complete lines.
       for (;;) {
         const std::size_t nl = p.out_buf.find('\n', p.out_pos);

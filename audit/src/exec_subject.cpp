@@ -362,12 +362,16 @@ std::uint64_t ExecSubject::size() {
 
 namespace {
 
-AuditOptions exec_audit_options(const ExecSession& session, const AuditOptions& options) {
+AuditOptions exec_audit_options(ExecSession& session, const AuditOptions& options) {
   AuditOptions o = options;
   if (o.max_shrink_seconds == 0) {
     // A hanging subject costs a timeout per shrinking attempt: bound the shrink.
     o.max_shrink_seconds = std::clamp(10 * session.options().timeout_seconds, 2.0, 30.0);
   }
+  o.on_shrinking = [&session, chained = options.on_shrinking](bool shrinking) {
+    session.set_shrinking(shrinking);
+    if (chained) chained(shrinking);
+  };
   return o;
 }
 

@@ -424,6 +424,21 @@ if(TARGET cuckoo_example_c_filter)
   cuckoo_default_profile_example(short-fingerprint "2" "1;3;5;6")
   cuckoo_default_profile_example(long-key-hash "2;5" "1;3;6"
     TRACE_CLAIM C5 MAX_OPS 100 GOOD_SUBJECT "${c_filter}")
+  # Findings are printed as they are made and kept in the reports whatever stops the
+  # audit: SIGTERM after the first finding (a report that says so, no claim left PASS that
+  # did not finish, no subject left running), SIGKILL (the report written with the
+  # finding). --time-limit on a correct filter: exit 3, the claims it stopped in SKIP,
+  # never a finding from the subject it stopped.
+  add_test(NAME audit_cli.exec_interrupted_audit_keeps_its_findings
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/check_interrupt.sh $<TARGET_FILE:cuckoo-audit>
+            ${c_filter} --broken kick-wrong-bucket)
+  set_tests_properties(audit_cli.exec_interrupted_audit_keeps_its_findings PROPERTIES
+    LABELS "audit" TIMEOUT 300)
+  cuckoo_cli_test(exec_time_limit_reports_what_ran 3
+    "exec|--time-limit|1.5|--out|${CUCKOO_CLI_DIR}/exec-time-limit|--|${c_filter}"
+    OUTPUT "SKIP +not finished: the audit was stopped.*[0-9]+ passed, 0 failed, [0-9]+ skipped\nSTOPPED EARLY: --time-limit 1\\.5 s reached"
+    FILES "${CUCKOO_CLI_DIR}/exec-time-limit/report.json"
+    CLEAN "${CUCKOO_CLI_DIR}/exec-time-limit")
 endif()
 
 # Aliases: with f = 4 or 8 and a tiny table, audit keys often share a fingerprint and a

@@ -521,6 +521,30 @@ TEST(ExecMisbehaviour, AHangIsATimeoutAndTheSubjectIsKilledAndReaped) {
   EXPECT_EQ(::kill(pid, 0), -1);
 }
 
+TEST(ExecMisbehaviour, AfterAHangShrinkingGetsAShortTimeoutAndEverythingElseTheFullOne) {
+  REQUIRE_PYTHON();
+  ExecSession s(py("hang", 2));
+  s.start();
+  EXPECT_EQ(s.response_timeout(), 2);
+  s.set_shrinking(true);
+  EXPECT_EQ(s.response_timeout(), 2) << "no hang yet: shrinking keeps the full timeout";
+  s.set_shrinking(false);
+  const SubjectError first = drive_until_failure(s);
+  ASSERT_EQ(first.failure(), SubjectFailure::kTimeout) << first.what();
+  EXPECT_NE(first.message().find("within 2 s (--timeout)"), std::string::npos) << first.what();
+  EXPECT_EQ(s.response_timeout(), 2) << "not shrinking: the full timeout";
+  s.set_shrinking(true);
+  EXPECT_LT(s.response_timeout(), 2);
+  EXPECT_GE(s.response_timeout(), cuckoo::audit::kMinShrinkTimeoutSeconds);
+  const SubjectError again = drive_until_failure(s);
+  ASSERT_EQ(again.failure(), SubjectFailure::kTimeout) << again.what();
+  EXPECT_NE(again.message().find("shortened while shrinking after a hang: --timeout is 2 s"),
+            std::string::npos)
+      << again.what();
+  s.set_shrinking(false);
+  EXPECT_EQ(s.response_timeout(), 2);
+}
+
 TEST(ExecMisbehaviour, AnInvalidResponseNamesTheRequestAndTheLine) {
   REQUIRE_PYTHON();
   ExecSession s(py("garbage"));

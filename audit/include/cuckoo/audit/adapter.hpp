@@ -323,6 +323,19 @@ struct AuditOptions {
   // Called as each step starts, with what it runs ("C6: 38 traces (...)", "C2: 200000
   // queries"): progress for a slow subject. Called from the auditing thread.
   std::function<void(const std::string& step)> on_step;
+  // Called as each finding is made (shrunk, confirmed, its counterexample file written):
+  // the FAIL result its claim has so far. Later findings of other claims follow; the
+  // returned report has the final results.
+  std::function<void(const ClaimResult& finding)> on_finding;
+  // Stopping early: when set, checked before and after every trace, step and shrinking
+  // attempt; once it returns true the audit returns at once with what it has. A claim
+  // with a finding is FAIL with it; a claim whose checks did not all run is SKIP ("not
+  // finished"), never PASS; a trace or measurement that was running when it became true
+  // counts for nothing (the subject may have been stopped under it).
+  std::function<bool()> stop;
+  // Called with true before a counterexample is shrunk and with false before the shrunk
+  // trace's final check (an exec subject shortens its timeout after a hang meanwhile).
+  std::function<void(bool shrinking)> on_shrinking;
 };
 
 // The false positive bound of C2 for a partial-key cuckoo filter with f-bit fingerprints
@@ -1770,11 +1783,25 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   FindingLedger ledger;
   std::deque<PlanCoverage> coverage;      // per trace plan, in the order run
   std::map<std::string, ClaimResult> measured;  // C2, C3 and skipped claims
+  const auto stopped = [&options] { return options.stop && options.stop(); };
+  std::set<std::string> unfinished;  // claims whose checks did not all run (stopped)
   auto run_plan = [&](const std::string& claim, const std::string& name, const std::string& checked,
                       std::size_t count,
                       std::function<model::Trace(std::uint64_t, std::size_t)> generate,
                       const std::string& hint = "") {
+    if (stopped()) {
+      unfinished.insert(claim);
+      return;
+    }
     TraceCheckPlan plan;
+    plan.stop = options.stop;
+    plan.shrinking = options.on_shrinking;
+    plan.on_finding = [&](const Finding& f) {
+      if (!options.on_finding) return;
+      const TaskContext ctx = context_for(f.claim);
+      options.on_finding(labelled_claim_result(f.claim, traits.name, configuration, {}, &f, ctx.seed,
+                                               &ctx, replay_prefix));
+    };
     plan.claim = claim;
     plan.name = name;
     plan.engine = traits.name;
@@ -1797,6 +1824,21 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     coverage.push_back(run_labelled_trace_check(
         plan, task_seed(options.seed, name == claim ? claim : name, traits.name, configuration),
         ledger));
+    if (coverage.back().unfinished) unfinished.insert(claim);
+  };
+  // A measurement (C2, C3) that was running when the audit was told to stop counts for
+  // nothing: its subject may have been stopped under it.
+  auto measure = [&](const std::string& claim, const std::function<ClaimResult()>& run) {
+    if (stopped()) {
+      unfinished.insert(claim);
+      return;
+    }
+    ClaimResult r = run();
+    if (stopped()) {
+      unfinished.insert(claim);
+      return;
+    }
+    measured[claim] = std::move(r);
   };
   // Keys: a range that fits well within capacity, so that C1 / C5 / C7 traces are about
   // answers, not about filling up (C6 fills).
@@ -1824,7 +1866,7 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                                "keys included.");
     }
   } else {
-  if (wanted(options, "C1") && !exact) {
+  if (wanted(options, "C1") && !exact && !stopped()) {
     const std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs = identity_pairs(make);
     if (!pairs.empty()) {
       const std::size_t per_trace = static_cast<std::size_t>(std::max<std::uint64_t>(
@@ -1864,7 +1906,7 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     // Fills to high load and past the first refusal, where kicks move items: a probe
     // fill finds the load of the first refusal, the fill traces go to fractions of it.
     std::uint64_t refused = capacity;
-    try {
+    if (!stopped()) try {
       subjects::TraceRng probe_rng(task_seed(options.seed, "C1 fill probe", traits.name, configuration));
       const FillOutcome probe = run_fill(make, traits, header,
                                          kFillKeyBase + probe_rng.below(std::uint64_t{1} << 40), 0,
@@ -2036,8 +2078,9 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
       options.on_step("C3: " + std::to_string(fills) + " fill" + (fills == 1 ? "" : "s") +
                       " of fresh instances until refused");
     }
-    measured["C3"] = measure_refusal_load(make, traits, fills, ctx.seed, ledger.set_aside, check,
-                                          options, ctx);
+    measure("C3", [&] {
+      return measure_refusal_load(make, traits, fills, ctx.seed, ledger.set_aside, check, options, ctx);
+    });
   }
   // C2
   if (!wanted(options, "C2")) {
@@ -2060,9 +2103,10 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                         "% of capacity, then " + std::to_string(queries) + " queries of absent keys");
       }
       std::optional<model::Trace> lost_trace;
-      measured["C2"] = measure_fpr(make, traits, queries,
-                                   task_seed(options.seed, "C2", traits.name, configuration),
-                                   &lost_trace);
+      measure("C2", [&] {
+        return measure_fpr(make, traits, queries,
+                           task_seed(options.seed, "C2", traits.name, configuration), &lost_trace);
+      });
       // Keys lost by C2's fill are a C1 finding (unless C1's own traces found one).
       if (lost_trace && ledger.find("C1") == nullptr) {
         run_plan("C1", "C1 C2-fill", "the keys C2's fill stored are found", 1,
@@ -2074,6 +2118,18 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   // One result per claim: a measurement, or the traces that checked it and its finding.
   auto result_of = [&](const std::string& claim) -> std::optional<ClaimResult> {
     const Finding* finding = ledger.find(claim);
+    if (finding == nullptr && unfinished.count(claim) != 0) {
+      std::size_t traces_run = 0;
+      for (const PlanCoverage& c : coverage) {
+        if (c.claim == claim) traces_run += c.traces;
+      }
+      return skipped(claim, traits,
+                     "not finished: the audit was stopped before this claim's checks were done" +
+                         (traces_run == 0 ? std::string()
+                                          : " (" + std::to_string(traces_run) + " trace" +
+                                                (traces_run == 1 ? "" : "s") + " had run, none failed)") +
+                         "; it is not a PASS.");
+    }
     const auto it = measured.find(claim);
     if (it != measured.end() && (finding == nullptr || it->second.verdict != Verdict::kSkipped)) {
       return it->second;
@@ -2097,6 +2153,7 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     }
   }
   report.seconds = seconds_since(start);
+  if (stopped()) report.stopped = "stopped before the audit was done";
   return report;
 }
 

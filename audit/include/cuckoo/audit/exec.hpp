@@ -72,6 +72,8 @@ inline constexpr std::size_t kStderrTailBytes = 4096;
 inline constexpr double kMinHandshakeSeconds = 10;
 // Longest line the subject may write (PROTOCOL.md), without its "\n".
 inline constexpr std::size_t kMaxProtocolLine = 65536;
+// The shortest per-response timeout while shrinking after a hang (see ExecSession).
+inline constexpr double kMinShrinkTimeoutSeconds = 0.25;
 // Longest TEXT of an `item TEXT` answer to `identity KEY`.
 inline constexpr std::size_t kMaxItemText = 64;
 
@@ -287,6 +289,12 @@ class ExecSession {
   // the instance's state.
   std::uint64_t identity(std::uint64_t key);
   void identities(const std::vector<std::uint64_t>& keys);
+  // A counterexample is being shrunk (true) or not (false): see response_timeout().
+  void set_shrinking(bool shrinking) { shrinking_ = shrinking; }
+  // The time the subject has for each response: --timeout, except while shrinking after a
+  // response timed out, when it is 20 times the longest wait for an answer seen so far,
+  // at least kMinShrinkTimeoutSeconds and at most --timeout.
+  double response_timeout() const;
   // The request line for a slot, shortened for messages ("insert x3132 [trace key 5]").
   std::string describe_request(const exec_detail::Slot& slot);
   // The last kStderrTailBytes of the running subject's stderr.
@@ -319,6 +327,12 @@ class ExecSession {
   ExecStats stats_;
   std::uint64_t generation_ = 0;
   std::unordered_map<std::uint64_t, std::string> hex_cache_;  // long keys' protocol form
+  // Shrinking after a hang: each shrinking attempt that hangs costs a timeout, so while
+  // shrinking (set_shrinking) after a timeout the limit per response is shortened to
+  // response_timeout(); the shrunk trace's final check runs at the full --timeout.
+  bool shrinking_ = false;
+  bool hang_seen_ = false;
+  double longest_wait_ = 0;  // the longest wait for output that then came, in seconds
   std::unordered_map<std::uint64_t, std::uint64_t> identity_of_;  // key -> item number
   std::unordered_map<std::string, std::uint64_t> item_numbers_;   // item TEXT -> number
 };
@@ -397,6 +411,18 @@ class ExecSubject {
 // same signal, so that no subject outlives an interrupted auditor. The CLI calls it; a
 // program that handles these signals itself should stop its sessions instead.
 void stop_subjects_on_fatal_signals();
+
+// For an audit that reports what it found when interrupted: handlers for the same
+// signals that kill every subject's process group and note the signal, which
+// audit_stop_signal() then returns (0 before any); the program goes on, its exchange
+// under way fails at once (and must be discarded), and no subject is started again. A
+// second signal ends the program at once (the default action). The CLI stops its audit
+// (AuditOptions::stop), writes its report and then ends by the same signal.
+void stop_audit_on_fatal_signals();
+int audit_stop_signal() noexcept;
+// The same stop after `seconds` of wall time (a SIGALRM from an interval timer, which
+// audit_stop_signal() then returns): the CLI's --time-limit.
+void stop_audit_after(double seconds);
 
 // The auditor itself ran out of memory during an exec audit or replay. The subject runs
 // in its own process, so an allocation failure in the auditor's is a limit of the
