@@ -862,7 +862,7 @@ TEST(AdapterGaps, AnIdentityThatClaimsAliasesTheFilterDoesNotHaveFailsC1) {
   const ClaimResult& c1 = result_for(r, "C1");
   ASSERT_EQ(c1.verdict, Verdict::kFail) << c1.summary;
   EXPECT_TRUE(has(c1.summary, "C1 identity-pair traces broke C1")) << c1.summary;
-  EXPECT_TRUE(has(c1.summary, "identity() is what is wrong")) << c1.summary;
+  EXPECT_TRUE(has(c1.summary, "its identity is what is wrong")) << c1.summary;
   ASSERT_TRUE(c1.counterexample.has_value());
   EXPECT_LE(c1.counterexample->shrunk_ops, 2U) << c1.counterexample->trace;
 }

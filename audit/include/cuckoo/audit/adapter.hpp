@@ -1457,7 +1457,7 @@ inline std::optional<model::Violation> adapter_failure(const model::Trace& trace
 // trace's other keys it confuses with K (a fresh instance: insert J, erase K, erase J for
 // each J; erase K answering true means J and K are one item), makes each such J one item
 // with K in the model, and checks the trace again; at most kMaxAliasRounds times.
-inline constexpr std::size_t kMaxAliasRounds = 8;
+inline constexpr std::size_t kMaxAliasRounds = 64;
 
 inline bool alias_explainable(const model::Violation& v) {
   if (v.claim != "C5") return false;
