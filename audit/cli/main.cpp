@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -59,6 +60,9 @@ namespace model = cuckoo::model;
 constexpr int kExitHeld = 0;
 constexpr int kExitClaimFailed = 1;
 constexpr int kExitUsage = 2;
+// exec --time-limit: the audit stopped at its time limit before it was done and found
+// nothing (with a finding it is 1).
+constexpr int kExitUnfinished = 3;
 
 constexpr const char* kDefaultOutDir = "build/audit";
 // --jobs above this cannot be meant (the runner enforces the same limit).
@@ -74,7 +78,8 @@ const char* const kUsage =
     "       cuckoo-audit exec [--claims C1,C2,...] [--profile quick|standard|full]\n"
     "                         [--seed N] [--out DIR] [--timeout SECONDS]\n"
     "                         [--keys mixed|u64le|decimal] [--claims-file FILE]\n"
-    "                         [--replay TRACE] [--concurrent N] -- COMMAND [ARGS...]\n"
+    "                         [--replay TRACE] [--concurrent N] [--time-limit SECONDS]\n"
+    "                         -- COMMAND [ARGS...]\n"
     "       cuckoo-audit list\n"
     "       cuckoo-audit --help | --version\n";
 
@@ -118,11 +123,24 @@ const char* const kHelp =
     "  --concurrent N   C10: drive N sessions at once (1..64) of a subject that declares\n"
     "                   concurrent=M (default: the smaller of M and 4; C10 runs whenever\n"
     "                   the subject declares it)\n"
+    "  --time-limit S   stop the audit after S seconds and report what it found; the\n"
+    "                   claims not finished are SKIP (default: no limit)\n"
+    "  Each finding is printed on stderr as it is made, and the reports in --out are\n"
+    "  rewritten with it. Interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT), exec stops its\n"
+    "  subject, writes the reports with what it found, and ends by that signal; a second\n"
+    "  signal ends it at once.\n"
     "\n"
     "Exit status: 0 every claim held, 1 a claim failed (or the replayed trace broke\n"
     "one, or the exec subject misbehaved), 2 bad usage or bad input (for exec also: the\n"
     "command cannot be started, its handshake is missing, malformed or of another\n"
-    "protocol version).\n";
+    "protocol version), 3 exec --time-limit stopped the audit before it was done, with\n"
+    "no finding.\n";
+
+// "SIGINT" for SIGINT.
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
 
 // ---- argument parsing ----
 
@@ -642,6 +660,7 @@ struct ExecArgs {
   bool timeout_given = false;
   bool seed_given = false;
   unsigned concurrent = 0;  // --concurrent N; 0: not given
+  double time_limit = 0;    // --time-limit S; 0: none
   std::optional<std::string> claims_file;
   std::vector<std::string> flags;  // the options as given, for the report's command
 };
@@ -650,7 +669,8 @@ const char* const kExecUsage =
     "usage: cuckoo-audit exec [--claims C1,C2,...] [--profile quick|standard|full]\n"
     "                         [--seed N] [--out DIR] [--timeout SECONDS]\n"
     "                         [--keys mixed|u64le|decimal] [--claims-file FILE]\n"
-    "                         [--replay TRACE] [--concurrent N] -- COMMAND [ARGS...]\n";
+    "                         [--replay TRACE] [--concurrent N] [--time-limit SECONDS]\n"
+    "                         -- COMMAND [ARGS...]\n";
 
 // The replay command for a counterexample file.
 std::string exec_replay_command(const ExecArgs& a, const std::string& trace_path) {
@@ -812,6 +832,8 @@ int exec_command(const std::vector<std::string>& args) {
       a.session.claims_file_name = *a.claims_file;
     } else if (flag == "--replay") {
       a.replay = flags.value(flag);
+    } else if (flag == "--time-limit") {
+      a.time_limit = parse_seconds(flag, flags.value(flag));
     } else if (flag == "--concurrent") {
       const std::uint64_t n = parse_u64(flag, flags.value(flag));
       if (n < 1 || n > audit::kMaxExecSessions) usage_error("--concurrent: " + std::to_string(n) + " is outside 1..64");
@@ -872,15 +894,104 @@ int exec_command(const std::vector<std::string>& args) {
             << audit::to_string(a.audit.profile) << ", seed " << a.audit.seed << ", keys "
             << audit::to_string(a.session.keys) << "\n"
             << std::flush;
+  // Interrupted from here on: the subject is stopped, the audit returns what it found and
+  // the reports are written before the program ends by the same signal.
+  audit::stop_audit_on_fatal_signals();
   // Progress on stderr: each step as it starts, with the time so far and the subject's
   // requests (a slow subject's audit takes minutes).
   const auto exec_started = std::chrono::steady_clock::now();
-  a.audit.on_step = [&session, exec_started](const std::string& step) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - exec_started).count();
-    std::cerr << "[" << detail_seconds(seconds) << ", " << session.stats().requests
+  const auto elapsed = [exec_started] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - exec_started).count();
+  };
+  a.audit.on_step = [&session, elapsed](const std::string& step) {
+    std::cerr << "[" << detail_seconds(elapsed()) << ", " << session.stats().requests
               << " requests] " << step << "\n"
               << std::flush;
+  };
+  const double time_limit = a.time_limit;
+  if (time_limit > 0) audit::stop_audit_after(time_limit);
+  a.audit.stop = [] { return audit::audit_stop_signal() != 0; };
+  // Why it stopped early, or "" when it ran to its end.
+  const auto stop_reason = [elapsed, time_limit]() -> std::string {
+    const int sig = audit::audit_stop_signal();
+    if (sig == SIGALRM) return "--time-limit " + detail_seconds(time_limit) + " reached";
+    if (sig != 0) return std::string("interrupted by ") + signal_name(sig) + " after " + detail_seconds(elapsed());
+    return "";
+  };
+  std::vector<std::string> words = {"cuckoo-audit", "exec"};
+  words.insert(words.end(), a.flags.begin(), a.flags.end());
+  if (!a.seed_given) words.insert(words.end(), {"--seed", std::to_string(a.audit.seed)});
+  words.push_back("--");
+  words.insert(words.end(), a.session.command.begin(), a.session.command.end());
+  const std::string command = shell_line(words);
+  const std::string subject_text = session.declarations().name + " (declares: " +
+                                   session.declarations().text() + "; keys=" +
+                                   audit::to_string(a.session.keys) + ")";
+  // The report's metadata, whatever the library fills: this tool's version, when the
+  // audit started (before the subject's start-up) and the command that reproduces it;
+  // counterexamples get the bytes of their keys and the command that replays them (also
+  // as the file's last comment, which `cuckoo-audit replay` quotes), and are written.
+  const auto complete = [&](audit::Report& report) {
+    report.tool = "cuckoo-audit";
+    report.tool_version = CUCKOO_VERSION;
+    report.started_utc = started_utc;
+    report.command = command;
+    report.environment = audit::collect_run_environment(std::filesystem::current_path());
+    report.environment.subject_environment = audit::kExecSubjectEnvironment;
+    for (audit::ClaimResult& r : report.results) {
+      if (!r.counterexample) continue;
+      audit::Counterexample& cx = *r.counterexample;
+      const std::string legend = audit::is_concurrent_trace(cx.trace)
+                                     ? audit::cli::concurrent_key_legend(cx.trace, a.session.keys)
+                                     : audit::key_legend(model::parse_trace(cx.trace), a.session.keys);
+      cx.trace += legend;
+      cx.explanation += legend;
+      if (!cx.trace_file.empty()) {
+        const std::filesystem::path path = a.out_dir / cx.trace_file;
+        std::filesystem::create_directories(path.parent_path());
+        cx.replay_command = exec_replay_command(a, path.generic_string());
+        cx.trace += std::string(kExecReplayComment) + cx.replay_command + "\n";
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out << cx.trace;
+        out.close();
+        if (!out) throw std::runtime_error("cannot write counterexample " + path.string());
+      }
+    }
+  };
+  // Findings as they are made: a line on stderr, and the reports rewritten with every
+  // finding so far, so that an auditor killed outright still leaves them.
+  std::vector<audit::ClaimResult> found;
+  a.audit.on_finding = [&](const audit::ClaimResult& finding) {
+    audit::Report partial;
+    partial.subject = subject_text;
+    partial.profile = audit::to_string(a.audit.profile);
+    partial.seed = a.audit.seed;
+    partial.seconds = elapsed();
+    const auto same = std::find_if(found.begin(), found.end(), [&](const audit::ClaimResult& r) {
+      return r.claim == finding.claim;
+    });
+    if (same != found.end()) {
+      *same = finding;
+    } else {
+      found.push_back(finding);
+    }
+    partial.results = found;
+    partial.stopped = "in progress: written as each finding is made, the audit had not finished";
+    complete(partial);
+    std::cerr << "[" << detail_seconds(elapsed()) << ", " << session.stats().requests
+              << " requests] FAIL " << finding.claim << ": " << finding.summary << "\n";
+    for (const audit::ClaimResult& r : partial.results) {
+      if (r.claim == finding.claim && r.counterexample && !r.counterexample->trace_file.empty()) {
+        std::cerr << "  counterexample: " << (a.out_dir / r.counterexample->trace_file).generic_string()
+                  << "\n";
+      }
+    }
+    std::cerr << std::flush;
+    try {
+      (void)audit::write_reports(partial, a.out_dir);
+    } catch (const std::exception& e) {
+      std::cerr << "cuckoo-audit: note: could not write the reports so far: " << e.what() << "\n";
+    }
   };
   // C10 (concurrent sessions) runs beside the adapter's claims, when the subject declares
   // concurrent=M or C10 is asked for; the adapter's audit runs unless only C10 is asked.
@@ -900,56 +1011,37 @@ int exec_command(const std::vector<std::string>& args) {
   if (run_adapter) {
     report = audit::audit_exec(session, a.audit);
   } else {
-    report.subject = session.declarations().name + " (declares: " + session.declarations().text() +
-                     "; keys=" + audit::to_string(a.session.keys) + ")";
+    report.subject = subject_text;
     report.profile = audit::to_string(a.audit.profile);
     report.seed = a.audit.seed;
   }
   if (run_c10) {
-    audit::ConcurrentAuditOptions concurrent;
-    concurrent.sessions = a.concurrent;
-    concurrent.profile = a.audit.profile;
-    concurrent.seed = a.audit.seed;
-    concurrent.on_step = a.audit.on_step;
-    report.results.push_back(audit::audit_exec_concurrent(session, concurrent));
+    audit::ClaimResult c10_result;
+    if (a.audit.stop()) {
+      c10_result.claim = "C10";
+      c10_result.engine = session.declarations().name;
+    } else {
+      audit::ConcurrentAuditOptions concurrent;
+      concurrent.sessions = a.concurrent;
+      concurrent.profile = a.audit.profile;
+      concurrent.seed = a.audit.seed;
+      concurrent.on_step = a.audit.on_step;
+      c10_result = audit::audit_exec_concurrent(session, concurrent);
+    }
+    if (a.audit.stop()) {
+      // Not run, or stopped under it (its subject killed): not a finding, not a PASS.
+      c10_result.verdict = audit::Verdict::kSkipped;
+      c10_result.counterexample.reset();
+      c10_result.summary = "not finished: the audit was stopped before C10's histories were all "
+                           "checked; it is not a PASS.";
+    }
+    report.results.push_back(std::move(c10_result));
     report.seconds += report.results.back().seconds;
   }
-  const std::optional<std::string> note = session.close();
-
-  std::vector<std::string> words = {"cuckoo-audit", "exec"};
-  words.insert(words.end(), a.flags.begin(), a.flags.end());
-  if (!a.seed_given) words.insert(words.end(), {"--seed", std::to_string(a.audit.seed)});
-  words.push_back("--");
-  words.insert(words.end(), a.session.command.begin(), a.session.command.end());
-  // The report's metadata, whatever the library fills: this tool's version, when the
-  // audit started (before the subject's start-up) and the command that reproduces it.
-  report.tool = "cuckoo-audit";
-  report.tool_version = CUCKOO_VERSION;
-  report.started_utc = started_utc;
-  report.command = shell_line(words);
-  report.environment = audit::collect_run_environment(std::filesystem::current_path());
-  report.environment.subject_environment = audit::kExecSubjectEnvironment;
-  // Counterexamples: the bytes of their keys, and the command that replays them (also
-  // as the file's last comment, which `cuckoo-audit replay` quotes).
-  for (audit::ClaimResult& r : report.results) {
-    if (!r.counterexample) continue;
-    audit::Counterexample& cx = *r.counterexample;
-    const std::string legend = audit::is_concurrent_trace(cx.trace)
-                                   ? audit::cli::concurrent_key_legend(cx.trace, a.session.keys)
-                                   : audit::key_legend(model::parse_trace(cx.trace), a.session.keys);
-    cx.trace += legend;
-    cx.explanation += legend;
-    if (!cx.trace_file.empty()) {
-      const std::filesystem::path path = a.out_dir / cx.trace_file;
-      std::filesystem::create_directories(path.parent_path());
-      cx.replay_command = exec_replay_command(a, path.generic_string());
-      cx.trace += std::string(kExecReplayComment) + cx.replay_command + "\n";
-      std::ofstream out(path, std::ios::binary | std::ios::trunc);
-      out << cx.trace;
-      out.close();
-      if (!out) throw std::runtime_error("cannot write counterexample " + path.string());
-    }
-  }
+  const std::string stopped = stop_reason();
+  if (!stopped.empty()) report.stopped = stopped;
+  const std::optional<std::string> note = stopped.empty() ? session.close() : std::nullopt;
+  complete(report);
 
   audit::write_summary(report, std::cout);
   const std::vector<std::filesystem::path> files = audit::write_reports(report, a.out_dir);
@@ -973,7 +1065,14 @@ int exec_command(const std::vector<std::string>& args) {
   }
   std::cout << std::flush;
   if (note) std::cerr << "cuckoo-audit: note: " << *note << "\n";
-  return report.all_passed() ? kExitHeld : kExitClaimFailed;
+  if (const int sig = audit::audit_stop_signal(); sig != 0 && sig != SIGALRM) {
+    // The reports are written: end by the signal, as the caller (a shell, CI) expects.
+    std::cerr << "cuckoo-audit: " << report.stopped << "; the reports hold what was found\n" << std::flush;
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+  if (!report.all_passed()) return kExitClaimFailed;
+  return report.stopped.empty() ? kExitHeld : kExitUnfinished;
 }
 
 // Words of `text` wrapped at `width` columns, each line indented by `indent`.

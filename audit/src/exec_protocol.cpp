@@ -35,6 +35,7 @@ const char* resp_word(Resp resp) {
     case Resp::kUnknown: return "unknown";
     case Resp::kBye: return "bye";
     case Resp::kError: return "error";
+    case Resp::kItem: return "item";
   }
   return "?";
 }
@@ -110,12 +111,13 @@ const char* req_word(Req req) {
     case Req::kSize: return "size";
     case Req::kClear: return "clear";
     case Req::kClose: return "close";
+    case Req::kIdentity: return "identity";
   }
   return "?";
 }
 
 bool takes_key(Req req) {
-  return req == Req::kInsert || req == Req::kContains || req == Req::kErase;
+  return req == Req::kInsert || req == Req::kContains || req == Req::kErase || req == Req::kIdentity;
 }
 
 bool mutating(Req req) {
@@ -131,6 +133,7 @@ const char* expected_responses(Req req) {
     case Req::kErase: return "yes or no";
     case Req::kSize: return "a decimal integer or unknown";
     case Req::kClose: return "bye";
+    case Req::kIdentity: return "item TEXT (TEXT: 1 to 64 printable characters, no space)";
   }
   return "?";
 }
@@ -180,6 +183,13 @@ bool parse_response(Slot& slot, std::string_view line, std::string& error_text) 
       break;
     case Req::kClose:
       if (line == "bye") slot.resp = Resp::kBye;
+      break;
+    case Req::kIdentity:
+      if (line.substr(0, 5) == "item " && line.size() > 5 && line.size() <= 5 + kMaxItemText &&
+          line.find(' ', 5) == std::string_view::npos) {
+        slot.resp = Resp::kItem;
+        error_text = std::string(line.substr(5));
+      }
       break;
   }
   return slot.resp != Resp::kNone;
@@ -437,11 +447,14 @@ void ExecDeclarations::set(std::string_view key, std::string_view value) {
   } else if (key == "concurrent") {  // tagged requests of several sessions (exec_concurrent.hpp)
     if (!decimal(n, "concurrent is 1..64") || n < 1 || n > 64) bad("concurrent is 1..64");
     concurrent = static_cast<unsigned>(n);
+  } else if (key == "identity") {  // `identity KEY` requests (filters)
+    if (value != "yes" && value != "no") bad("identity is yes or no");
+    identity = value == "yes";
   } else {
     throw std::invalid_argument("unknown declaration '" + printable(key) +
                                 "' (known: kind, name, capacity, fpr, fingerprint_bits, "
                                 "slots_per_bucket, max_copies, deletes, size, clear, "
-                                "concurrent)");
+                                "concurrent, identity)");
   }
   for (auto& [k, v] : entries) {
     if (k == key) {
@@ -508,6 +521,9 @@ ExecDeclarations parse_handshake(std::string_view raw) {
     }
   }
   if (!d.kind_given) fail("kind= (filter or set) is required");
+  if (d.identity && d.kind != ImplementationKind::kApproximateFilter) {
+    fail("identity=yes is for filters (a set's items are its keys)");
+  }
   return d;
 }
 

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <system_error>
 #include <thread>
+#include <unordered_set>
 
 #include "cuckoo/audit/audit.hpp"
 #include "cuckoo/audit/exec.hpp"
@@ -105,29 +107,67 @@ void unregister_group(pid_t group) {
   }
 }
 
-extern "C" void stop_subjects_and_reraise(int sig) {
+void kill_live_groups() {
   for (std::atomic<pid_t>& slot : live_groups) {
     const pid_t group = slot.load();
     if (group > 0) ::kill(-group, SIGKILL);
   }
+}
+
+extern "C" void stop_subjects_and_reraise(int sig) {
+  kill_live_groups();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
 
-}  // namespace
+// The signal stop_audit_on_fatal_signals() caught, 0 before one.
+std::atomic<int> stop_signal{0};
 
-void stop_subjects_on_fatal_signals() {
-  static_assert(std::atomic<pid_t>::is_always_lock_free);
+extern "C" void stop_subjects_and_note(int sig) {
+  stop_signal.store(sig);
+  kill_live_groups();  // the exchange under way fails at once; the audit discards it
+}
+
+void install(void (*handler)(int)) {
   struct sigaction action {};
-  action.sa_handler = stop_subjects_and_reraise;
+  action.sa_handler = handler;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND;
+  action.sa_flags = SA_RESETHAND;  // a second signal ends the program at once
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
     struct sigaction old {};
     // A signal the caller ignores (nohup) stays ignored.
     if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
     ::sigaction(sig, &action, nullptr);
   }
+}
+
+}  // namespace
+
+void stop_audit_on_fatal_signals() {
+  static_assert(std::atomic<int>::is_always_lock_free);
+  install(stop_subjects_and_note);
+}
+
+int audit_stop_signal() noexcept { return stop_signal.load(); }
+
+void stop_audit_after(double seconds) {
+  struct sigaction action {};
+  action.sa_handler = stop_subjects_and_note;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;
+  ::sigaction(SIGALRM, &action, nullptr);
+  itimerval timer{};
+  timer.it_value.tv_sec = static_cast<time_t>(seconds);
+  timer.it_value.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(timer.it_value.tv_sec)) * 1e6);
+  if (timer.it_value.tv_sec == 0 && timer.it_value.tv_usec == 0) timer.it_value.tv_usec = 1;
+  if (::setitimer(ITIMER_REAL, &timer, nullptr) != 0) {
+    throw std::system_error(errno, std::generic_category(), "setitimer");
+  }
+}
+
+void stop_subjects_on_fatal_signals() {
+  static_assert(std::atomic<pid_t>::is_always_lock_free);
+  install(stop_subjects_and_reraise);
 }
 
 // ---- the process --------------------------------------------------------------------------------
@@ -420,6 +460,10 @@ std::string read_first_line(SubjectProcess& p, double timeout_seconds) {
 void ExecSession::spawn() {
   process_.reset();
   death_.reset();
+  if (const int sig = audit_stop_signal(); sig != 0) {
+    throw SubjectError(SubjectFailure::kStart,
+                       "was not started again: the audit is stopping (signal " + std::to_string(sig) + ")");
+  }
   auto p = std::make_unique<SubjectProcess>(options_.command);
   ++stats_.starts;
   const double handshake_timeout = options_.handshake_timeout_seconds > 0
@@ -445,6 +489,49 @@ void ExecSession::start() {
   spawn();
   if (options_.claims_file_text) {
     apply_claims_file(declarations_, *options_.claims_file_text, options_.claims_file_name);
+    if (declarations_.identity && declarations_.kind != ImplementationKind::kApproximateFilter) {
+      throw UsageError(options_.claims_file_name +
+                       ": identity=yes is for filters (a set's items are its keys)");
+    }
+  }
+}
+
+double ExecSession::response_timeout() const {
+  if (!shrinking_ || !hang_seen_) return options_.timeout_seconds;
+  return std::min(options_.timeout_seconds, std::max(kMinShrinkTimeoutSeconds, 20 * longest_wait_));
+}
+
+std::uint64_t ExecSession::identity(std::uint64_t key) {
+  identities({key});
+  return identity_of_.at(key);
+}
+
+void ExecSession::identities(const std::vector<std::uint64_t>& keys) {
+  std::vector<Slot> slots;
+  if (!process_) slots.emplace_back();  // `new`: a subject that failed is started again
+  std::unordered_set<std::uint64_t> asked;
+  for (const std::uint64_t key : keys) {  // bound: the keys given
+    if (identity_of_.count(key) != 0 || !asked.insert(key).second) continue;
+    Slot s;
+    s.req = Req::kIdentity;
+    s.key = key;
+    slots.push_back(s);
+  }
+  if (asked.empty()) return;
+  std::map<std::size_t, std::string> texts;
+  if (std::optional<ExchangeFailure> failure = exchange(slots, 0, texts)) throw failure->error;
+  for (std::size_t i = 0; i < slots.size(); ++i) {  // bound: the slots sent
+    if (slots[i].req != Req::kIdentity) continue;
+    const std::string& text = texts[i];
+    if (slots[i].resp == Resp::kError) {
+      throw SubjectError(SubjectFailure::kErrorResponse,
+                         "answered 'error" + (text.empty() ? std::string() : " " + printable(text)) +
+                             "' to '" + describe_request(slots[i]) +
+                             "' (it declared identity=yes: every key has an item)",
+                         stderr_tail());
+    }
+    const auto it = item_numbers_.emplace(text, item_numbers_.size() + 1).first;
+    identity_of_[slots[i].key] = it->second;
   }
 }
 
@@ -457,7 +544,9 @@ ImplementationTraits ExecSession::traits() const {
   if (d.kind == ImplementationKind::kApproximateFilter) {
     t.fingerprint_bits = d.fingerprint_bits;
     t.slots_per_bucket = d.slots_per_bucket;
-    t.max_copies = d.max_copies;
+    // Undeclared: not known (most filters have no copy limit; assuming 2b would be a
+    // false alarm on C5), so not checked.
+    t.max_copies = d.max_copies != 0 ? d.max_copies : kUnknownCopyLimit;
     t.false_positive_rate = d.fpr;
   }
   t.size = d.size;
@@ -569,8 +658,8 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
   p.out_buf.clear();
   p.out_pos = 0;
 
-  const auto timeout = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(options_.timeout_seconds));
+  const double limit = response_timeout();
+  const auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
   auto deadline = Clock::now() + timeout;
   std::string out;
   std::size_t out_off = 0;
@@ -619,10 +708,15 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
     }
     const auto now = Clock::now();
     if (now >= deadline) {
+      hang_seen_ = true;
+      const std::string within =
+          limit < options_.timeout_seconds
+              ? seconds_text(limit) + " (shortened while shrinking after a hang: --timeout is " +
+                    seconds_text(options_.timeout_seconds) + ")"
+              : seconds_text(limit) + " (--timeout)";
       return fail(r, SubjectFailure::kTimeout,
-                  "did not answer '" + describe_request(slots[r]) + "' within " +
-                      seconds_text(options_.timeout_seconds) +
-                      " (--timeout); stopped it. A subject must flush its stdout after each "
+                  "did not answer '" + describe_request(slots[r]) + "' within " + within +
+                      "; stopped it. A subject must flush its stdout after each "
                       "response (Python: print(..., flush=True) or python3 -u; C: "
                       "fflush(stdout)); one that is only slow needs a longer --timeout SECONDS");
     }
@@ -646,7 +740,12 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
     }
     if (err_index >= 0 && fds[err_index].revents != 0) p.read_stderr();
     if (out_index >= 0 && fds[out_index].revents != 0) {
-      if (p.read_stdout() > 0) deadline = Clock::now() + timeout;
+      if (p.read_stdout() > 0) {
+        const auto read_at = Clock::now();
+        longest_wait_ = std::max(
+            longest_wait_, std::chrono::duration<double>(read_at - (deadline - timeout)).count());
+        deadline = read_at + timeout;
+      }
       // Parse the complete lines.
       for (;;) {
         const std::size_t nl = p.out_buf.find('\n', p.out_pos);
@@ -673,7 +772,9 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
                           (too_large ? "', a number larger than 2^64 - 1" : "'") + " (expected " +
                           expected_responses(slots[r].req) + ", or error TEXT)");
         }
-        if (slots[r].resp == Resp::kError) error_texts[r] = std::move(error_text);
+        if (slots[r].resp == Resp::kError || slots[r].resp == Resp::kItem) {
+          error_texts[r] = std::move(error_text);
+        }
         ++stats_.responses;
         ++r;
         while (r < n && slots[r].role == Role::kLocal) ++r;

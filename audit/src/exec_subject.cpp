@@ -151,7 +151,24 @@ void ExecSubject::load(std::vector<Slot> slots, std::size_t prefix) {
   }
 }
 
+bool ExecSubject::has_identity() const { return session_->declarations().identity; }
+
+std::uint64_t ExecSubject::identity(std::uint64_t key) { return session_->identity(key); }
+
 void ExecSubject::prepare(const model::Trace& trace) {
+  if (has_identity()) {
+    // The items of the trace's keys in one batch, before its ops (the checker asks them
+    // between ops, where a request would break the pipelined recording). A failure here
+    // is thrown by the identity() call that needs the answer, inside the check.
+    std::vector<std::uint64_t> keys;
+    for (const model::TraceEntry& e : trace.entries) {
+      if (model::takes_key(e.op.kind)) keys.push_back(e.op.key);
+    }
+    try {
+      session_->identities(keys);
+    } catch (const SubjectError&) {
+    }
+  }
   ask_sizes_ = session_->declarations().size != SizeMode::kAbsent &&
                trace.parameters.get_string_or(adapter_detail::kSizeChecksParameter, "on") != "off";
   ops_.clear();
@@ -345,12 +362,16 @@ std::uint64_t ExecSubject::size() {
 
 namespace {
 
-AuditOptions exec_audit_options(const ExecSession& session, const AuditOptions& options) {
+AuditOptions exec_audit_options(ExecSession& session, const AuditOptions& options) {
   AuditOptions o = options;
   if (o.max_shrink_seconds == 0) {
     // A hanging subject costs a timeout per shrinking attempt: bound the shrink.
     o.max_shrink_seconds = std::clamp(10 * session.options().timeout_seconds, 2.0, 30.0);
   }
+  o.on_shrinking = [&session, chained = options.on_shrinking](bool shrinking) {
+    session.set_shrinking(shrinking);
+    if (chained) chained(shrinking);
+  };
   return o;
 }
 

@@ -151,6 +151,10 @@ void write_summary(const Report& report, std::ostream& out) {
   const detail::Totals totals = detail::count_verdicts(report);
   out << totals.passed << " passed, " << totals.failed << " failed, " << totals.skipped
       << " skipped\n";
+  if (!report.stopped.empty()) {
+    out << "STOPPED EARLY: " << one_line(report.stopped)
+        << "; the claims not finished are SKIP, not PASS\n";
+  }
 }
 
 }  // namespace cuckoo::audit

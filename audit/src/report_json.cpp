@@ -205,6 +205,7 @@ void write_json(const Report& report, std::ostream& out) {
   o.field("started_utc", json_string(report.started_utc));
   o.field("seconds", json_number(report.seconds));
   o.field("command", json_string(report.command));
+  o.field("stopped", report.stopped.empty() ? std::string("null") : json_string(report.stopped));
   o.field("verdict", json_string(detail::overall_verdict(report)));
   {
     const RunEnvironment& env = report.environment;

@@ -316,7 +316,7 @@ std::vector<MetadataRow> metadata_rows(const Report& report) {
   std::string rtm = env.rtm;
   if (rtm == "yes") rtm = "yes (the CPU has restricted transactional memory)";
   if (rtm == "no") rtm = "no (hardware transactions fall back to locks)";
-  return {
+  std::vector<MetadataRow> rows = {
       {"subject", "Subject", report.subject},
       {"profile", "Profile", report.profile},
       {"seed", "Seed", std::to_string(report.seed)},
@@ -333,6 +333,11 @@ std::vector<MetadataRow> metadata_rows(const Report& report) {
                                        : env.subject_environment},
       {"command", "Command", report.command},
   };
+  if (!report.stopped.empty()) {
+    rows.insert(rows.begin() + 5, MetadataRow{"stopped", "Stopped early",
+                                              report.stopped + " (claims not finished are SKIP, not PASS)"});
+  }
+  return rows;
 }
 
 // ---- margins ----------------------------------------------------------------------------

@@ -95,15 +95,18 @@ std::string annotate_failing_op(const std::string& trace_text, const model::Viol
 
 Counterexample make_counterexample(const model::Trace& failing, const model::Violation& violation,
                                    const std::function<TraceOutcome(const model::Trace&)>& check,
-                                   std::size_t max_shrink_attempts, double max_shrink_seconds) {
+                                   std::size_t max_shrink_attempts, double max_shrink_seconds,
+                                   const std::function<bool()>& stop,
+                                   const std::function<void(bool)>& shrinking) {
   const model::Trace cut = cut_after(failing, violation.op_index);
   const std::string claim = violation.claim;
   const auto deadline =
       std::chrono::steady_clock::now() +
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
           std::chrono::duration<double>(max_shrink_seconds > 0 ? max_shrink_seconds : 0));
-  auto still_fails = [&check, &claim, &deadline, max_shrink_seconds](const model::Trace& candidate) {
+  auto still_fails = [&check, &claim, &deadline, &stop, max_shrink_seconds](const model::Trace& candidate) {
     if (max_shrink_seconds > 0 && std::chrono::steady_clock::now() >= deadline) return false;
+    if (stop && stop()) return false;  // stopping: the smallest failing trace so far
     try {
       const TraceOutcome outcome = check(candidate);
       return outcome.violation.has_value() && outcome.violation->claim == claim;
@@ -111,7 +114,15 @@ Counterexample make_counterexample(const model::Trace& failing, const model::Vio
       return false;  // a candidate the subject cannot even run is not the same failure
     }
   };
-  ShrinkResult shrunk = shrink_trace(cut, still_fails, max_shrink_attempts);
+  if (shrinking) shrinking(true);
+  ShrinkResult shrunk;
+  try {
+    shrunk = shrink_trace(cut, still_fails, max_shrink_attempts);
+  } catch (...) {
+    if (shrinking) shrinking(false);
+    throw;
+  }
+  if (shrinking) shrinking(false);  // the final check below runs as a normal check would
   // The shrunk trace's own violation (it fails at a different op index than the original).
   std::optional<model::Violation> final_violation;
   try {
@@ -309,7 +320,12 @@ PlanCoverage run_labelled_trace_check(const TraceCheckPlan& plan, std::uint64_t 
   cov.claim = plan.claim;
   cov.name = plan.name.empty() ? plan.claim : plan.name;
   cov.checked = plan.checked;
+  const auto stopped = [&plan] { return plan.stop && plan.stop(); };
   for (std::size_t i = 0; i < plan.traces; ++i) {  // bound: plan.traces
+    if (stopped()) {
+      cov.unfinished = true;
+      break;
+    }
     model::Trace trace = plan.generate(trace_seed(seed, i), i);
     if (!ledger.set_aside.empty()) {
       for (const auto& [name, value] : ledger.set_aside.entries()) trace.parameters.set(name, value);
@@ -317,6 +333,12 @@ PlanCoverage run_labelled_trace_check(const TraceCheckPlan& plan, std::uint64_t 
       cov.set_aside = parameters_text(ledger.set_aside);
     }
     TraceOutcome outcome = plan.check(trace);
+    if (stopped()) {
+      // Stopped while it ran: its subject may have been stopped under it, so what it
+      // found is not a finding.
+      cov.unfinished = true;
+      break;
+    }
     ++cov.traces;
     std::set<std::uint64_t> keys;
     for (const model::TraceEntry& e : trace.entries) {
@@ -348,11 +370,16 @@ PlanCoverage run_labelled_trace_check(const TraceCheckPlan& plan, std::uint64_t 
       f.violation = v;
       f.kinds_seen.push_back(kind_of(v));
       f.counterexample = make_counterexample(trace, v, plan.check, plan.max_shrink_attempts,
-                                             plan.max_shrink_seconds);
-      if (plan.confirm_replays > 0) {
+                                             plan.max_shrink_seconds, plan.stop, plan.shrinking);
+      if (plan.confirm_replays > 0 && !stopped()) {
         f.replays = plan.confirm_replays;
+        // The shrunk trace failed its final check at the subject's full timeout; the
+        // replays only tell a reproducible failure from a flaky one, so they may run as
+        // the shrinking did (an exec subject's shortened timeout after a hang).
+        if (plan.shrinking) plan.shrinking(true);
         f.replays_failed = count_failing_replays(model::parse_trace(f.counterexample.trace),
                                                  v.claim, plan.check, plan.confirm_replays);
+        if (plan.shrinking) plan.shrinking(false);
         if (f.replays_failed < f.replays) {
           f.counterexample.explanation +=
               "# " + not_reproducible_note(f.replays_failed, f.replays) + "\n";
@@ -360,6 +387,7 @@ PlanCoverage run_labelled_trace_check(const TraceCheckPlan& plan, std::uint64_t 
         }
       }
       ledger.findings.push_back(std::move(f));
+      if (plan.on_finding) plan.on_finding(ledger.findings.back());
     }
     if (label == plan.claim) cov.own_claim_failed = true;
     bool set_aside = false;

@@ -219,7 +219,7 @@ if(CUCKOO_PYTHON3)
   set(exec_dir ${CUCKOO_CLI_DIR}/exec-set)
   cuckoo_cli_test(exec_correct_set_passes 0
     "exec|--claims|c1,C7|--claims-file|${CUCKOO_CLI_DIR}/small.claims|--out|${exec_dir}|--|${py}|set"
-    OUTPUT "\\[0\\.0 s, 0 requests\\] C1: 200 traces \\(every inserted[^\n]*\n\\[[0-9]+\\.[0-9] s, [1-9][0-9]* requests\\] C7: 200 traces .*C1 +py.set +PASS.*C7 +py.set +PASS.*2 passed, 0 failed, 0 skipped.*subject: [0-9]+ requests"
+    OUTPUT "\\[0\\.0 s, 0 requests\\] C1: 200 traces \\(every inserted[^\n]*\n\\[[0-9]+\\.[0-9] s, [1-9][0-9]* requests\\] C1 fill: [0-9]+ traces [^\n]*\n\\[[0-9]+\\.[0-9] s, [1-9][0-9]* requests\\] C7: 200 traces .*C1 +py.set +PASS.*C7 +py.set +PASS.*2 passed, 0 failed, 0 skipped.*subject: [0-9]+ requests"
     FILES "${exec_dir}/report.md|${exec_dir}/report.json|${exec_dir}/junit.xml|${exec_dir}/report.html"
     CLEAN "${exec_dir}")
   # Misbehaviour mid-trace: findings (exit 1), not crashes or hangs of the auditor.
@@ -230,6 +230,23 @@ if(CUCKOO_PYTHON3)
     OUTPUT "C7 +py.hang +FAIL.*did not answer .* within 0.5 s" CLEAN "${CUCKOO_CLI_DIR}/exec-hang")
   cuckoo_cli_test(exec_garbage_is_a_finding 1 "exec|--claims|C1|--out|${CUCKOO_CLI_DIR}/exec-garbage|--|${py}|garbage"
     OUTPUT "C1 +py.garbage +FAIL.*with 'banana'" CLEAN "${CUCKOO_CLI_DIR}/exec-garbage")
+  # identity=yes: a filter that names its items right passes; one whose `item` answers
+  # make two keys one item while it tells them apart fails C1's identity-pair traces; a
+  # malformed `item` answer is a finding; identity=yes on a set is bad usage.
+  cuckoo_cli_test(exec_identity_passes 0
+    "exec|--claims|C1,C5|--out|${CUCKOO_CLI_DIR}/exec-identity|--|${py}|identity"
+    OUTPUT "C1 +py.identity +PASS.*C5 +py.identity +PASS"
+    CLEAN "${CUCKOO_CLI_DIR}/exec-identity")
+  cuckoo_cli_test(exec_identity_lie_is_a_finding 1
+    "exec|--claims|C1|--out|${CUCKOO_CLI_DIR}/exec-identity-lies|--|${py}|identity-lies"
+    OUTPUT "C1 +py.identity_lies +FAIL [^\n]*of the C1 identity-pair traces broke C1[^\n]*shrunk from [0-9]+ to 2 ops"
+    CLEAN "${CUCKOO_CLI_DIR}/exec-identity-lies")
+  cuckoo_cli_test(exec_identity_malformed_is_a_finding 1
+    "exec|--claims|C5|--out|${CUCKOO_CLI_DIR}/exec-identity-spaced|--|${py}|identity-spaced"
+    OUTPUT "C5 +py.identity_spaced +FAIL [^\n]*answered 'identity x[^\n]* with 'item a b' \\(expected item TEXT"
+    CLEAN "${CUCKOO_CLI_DIR}/exec-identity-spaced")
+  cuckoo_cli_test(exec_identity_on_a_set 2 "exec|--|${py}|identity-set"
+    OUTPUT "bad handshake: identity=yes is for filters")
   # A broken set: exit 1 with counterexamples that --replay reproduces, and that the
   # correct set passes.
   add_test(NAME audit_cli.exec_broken_set_fails_and_replays
@@ -269,9 +286,12 @@ else()
 endif()
 
 # cuckoo_exec_example_test(NAME RC SUBJECT OUTPUT [ARGS a|b] [REQUIRES p|q] [TRACE_CLAIM C]
-#                          [MAX_OPS N] [TRACE_MATCH regex] [GOOD_SUBJECT cmd] [REPORT_MATCH regex])
+#                          [MAX_OPS N] [TRACE_MATCH regex] [GOOD_SUBJECT cmd] [REPORT_MATCH regex]
+#                          [LONG])
+# LONG: labelled "long" as well, so the default lane (test preset dev) leaves it to the
+# long lane (test preset long, CUCKOO_LONG=1 ci/test).
 function(cuckoo_exec_example_test name rc subject output)
-  cmake_parse_arguments(PARSE_ARGV 4 arg ""
+  cmake_parse_arguments(PARSE_ARGV 4 arg "LONG"
     "ARGS;SEED;REQUIRES;TRACE_CLAIM;MAX_OPS;TRACE_MATCH;GOOD_SUBJECT;REPORT_MATCH;REPLAY_MATCH" "")
   set(defines "-DEXE=$<TARGET_FILE:cuckoo-audit>" "-DSUBJECT=${subject}" "-DEXPECT_RC=${rc}"
               "-DEXPECT_OUTPUT=${output}" "-DOUT=${CUCKOO_EXEC_EXAMPLE_OUT}/${name}")
@@ -282,7 +302,11 @@ function(cuckoo_exec_example_test name rc subject output)
   endforeach()
   add_test(NAME audit_exec_example.${name}
     COMMAND ${CMAKE_COMMAND} ${defines} -P ${CMAKE_CURRENT_SOURCE_DIR}/tests/exec_example_check.cmake)
-  set_tests_properties(audit_exec_example.${name} PROPERTIES LABELS "audit" TIMEOUT 300
+  set(labels "audit")
+  if(arg_LONG)
+    list(APPEND labels "long")
+  endif()
+  set_tests_properties(audit_exec_example.${name} PROPERTIES LABELS "${labels}" TIMEOUT 300
     SKIP_REGULAR_EXPRESSION "SKIPPED: ")
 endfunction()
 
@@ -323,12 +347,40 @@ foreach(lang py c)
     "${small}|--broken|lose-on-kick-failure"
     "C6 +${b} +FAIL [^\n]*broke C6 \\(a failed insert loses nothing\\)[^\n]*got contains [0-9]+ => false"
     ARGS "--claims|C6" REQUIRES "${requires}" TRACE_CLAIM C6 MAX_OPS 20 GOOD_SUBJECT "${small}")
-  # Only a key's first 8 bytes are hashed: keys sharing them share the copy limit (C5),
-  # two ops (key A inserted 2b times is not needed: A and B share one slot count).
+  # A kicked fingerprint moves to a bucket its lookups never check, and the insert answers
+  # inserted: at the default settings (capacity 1000, profile quick) C1's fill traces,
+  # which go to the load of the first refusal, lose keys, charged to the insert that lost
+  # them; C2 still counts the false positives (and passes). C6's traces alone (capacity 8)
+  # find it too, and charge it to C1, not to the refusal that showed it (C6 passes). Only
+  # the claims shown run, to keep each case short.
+  set(b "${n_re}\\.broken\\.kick-wrong-bucket")
+  set(lost "was lost during op [0-9]+ 'insert [0-9]+', which answered inserted")
+  if(lang STREQUAL "c")
+    cuckoo_exec_example_test(${lang}_filter.kick-wrong-bucket 1 "${filter}|--broken|kick-wrong-bucket"
+      "C1 +${b} +FAIL [^\n]*broke C1 [^\n]*${lost}.*C2 +${b} +PASS"
+      ARGS "--claims|C1,C2" REQUIRES "${requires}" TRACE_CLAIM C1 MAX_OPS 40 GOOD_SUBJECT "${filter}")
+  else()
+    cuckoo_exec_example_test(${lang}_filter.kick-wrong-bucket 1 "${filter}|--broken|kick-wrong-bucket"
+      "C1 +${b} +FAIL [^\n]*of the C1 fill traces broke C1 [^\n]*${lost}"
+      ARGS "--claims|C1" REQUIRES "${requires}" TRACE_CLAIM C1 MAX_OPS 40 GOOD_SUBJECT "${filter}")
+  endif()
+  cuckoo_exec_example_test(${lang}_filter.kick-wrong-bucket-c6-traces 1
+    "${small}|--broken|kick-wrong-bucket"
+    "C1 +${b} +FAIL [^\n]*of the C6 traces broke C1 [^\n]*${lost}.*C6 +${b} +PASS"
+    ARGS "--claims|C6" REQUIRES "${requires}")
+  # Fingerprints 4 bits shorter than declared: C2 measures about 16 times the rate that
+  # F = 12, B = 4 promise, and only C2 fails.
+  set(b "${n_re}\\.broken\\.short-fingerprint")
+  cuckoo_exec_example_test(${lang}_filter.short-fingerprint 1 "${filter}|--broken|short-fingerprint"
+    "C2 +${b} +FAIL [^\n]*every one of the [0-9]+ stored keys found; [0-9]+ false positives in 200000 queries[^\n]*above the bound"
+    ARGS "--claims|C2" REQUIRES "${requires}")
+  # Only a key's first 8 bytes are hashed: keys sharing them are one item to the filter,
+  # which is consistent (C5 holds: the auditor finds those aliases by behaviour) but
+  # answers yes for every absent key that shares an inserted key's first 8 bytes (C2).
   set(b "${n_re}\\.broken\\.long-key-hash")
-  cuckoo_exec_example_test(${lang}_filter.long-key-hash 1 "${small}|--broken|long-key-hash"
-    "C5 +${b} +FAIL [^\n]*broke C5 [^\n]*got (duplicate_limit|true)"
-    ARGS "--claims|C5" REQUIRES "${requires}" TRACE_CLAIM C5 MAX_OPS 12 GOOD_SUBJECT "${small}")
+  cuckoo_exec_example_test(${lang}_filter.long-key-hash 1 "${filter}|--broken|long-key-hash"
+    "C2 +${b} +FAIL [^\n]*false positives in 200000 queries[^\n]*above the bound"
+    ARGS "--claims|C2" REQUIRES "${requires}")
   # The empty key crashes the subject: a finding of the first claim whose trace uses it,
   # blamed on the request with the empty key although the crash lost the answers to the
   # requests before it (pipelined), and shrunk to that one op (the legend shows it as
@@ -345,6 +397,71 @@ foreach(lang py c)
     ARGS "--claims|C1" SEED 20261121 REQUIRES "${requires}" TRACE_CLAIM C1 MAX_OPS 1
     TRACE_MATCH "\n# key [0-9]+ = x\n" GOOD_SUBJECT "${filter}"
     REPLAY_MATCH "VIOLATION: the subject process failed [^\n]* at op 1 .*# +actual: +exception: subject [^\n]*${death}")
+endforeach()
+
+# The planted filter bugs at the default settings (profile quick, the filter's default
+# capacity of 1000, every claim): each fails the claim it breaks and no other, with a
+# counterexample that replays against the broken filter and passes against the correct
+# one. The C filter (a whole audit in 12 to 36 s); the Python one runs the same code paths
+# above, claim by claim. A refused insert that drops a key needs a table filled to its
+# first refusal, so that counterexample is as long as the fill (about 1,900 ops); the
+# kick-wrong-bucket one shrinks to about a dozen.
+if(TARGET cuckoo_example_c_filter)
+  set(c_filter "$<TARGET_FILE:cuckoo_example_c_filter>")
+  set(n_re "c\\.cuckoo_filter\\.broken\\.")
+  function(cuckoo_default_profile_example mode failing passing)
+    set(b "${n_re}${mode}")
+    set(expect "")
+    foreach(claim ${failing})
+      string(APPEND expect "C${claim} +${b} +FAIL [^\n]*\n")
+    endforeach()
+    string(APPEND expect ".*")
+    foreach(claim ${passing})
+      string(APPEND expect "C${claim} +${b} +PASS.*")
+    endforeach()
+    list(LENGTH failing nfail)
+    list(LENGTH passing npass)
+    string(APPEND expect "${npass} passed, ${nfail} failed, 1 skipped")
+    cuckoo_exec_example_test(c_filter.default-profile.${mode} 1 "${c_filter}|--broken|${mode}"
+      "${expect}" ${ARGN})
+  endfunction()
+  cuckoo_default_profile_example(kick-wrong-bucket "1" "2;3;5;6"
+    TRACE_CLAIM C1 MAX_OPS 40 GOOD_SUBJECT "${c_filter}")
+  # The default lane runs the first (the bug the quick profile used to miss); the long
+  # lane the other three (about 60 s of CPU together under the sanitizers).
+  cuckoo_default_profile_example(lose-on-kick-failure "6" "1;2;3;5"
+    TRACE_CLAIM C6 MAX_OPS 2500 GOOD_SUBJECT "${c_filter}" LONG)
+  cuckoo_default_profile_example(short-fingerprint "2" "1;3;5;6" LONG)
+  cuckoo_default_profile_example(long-key-hash "2" "1;3;5;6" LONG)
+  # Findings are printed as they are made and kept in the reports whatever stops the
+  # audit: SIGTERM after the first finding (a report that says so, no claim left PASS that
+  # did not finish, no subject left running), SIGKILL (the report written with the
+  # finding). --time-limit on a correct filter: exit 3, the claims it stopped in SKIP,
+  # never a finding from the subject it stopped.
+  add_test(NAME audit_cli.exec_interrupted_audit_keeps_its_findings
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/check_interrupt.sh $<TARGET_FILE:cuckoo-audit>
+            ${c_filter} --broken kick-wrong-bucket)
+  set_tests_properties(audit_cli.exec_interrupted_audit_keeps_its_findings PROPERTIES
+    LABELS "audit" TIMEOUT 300)
+  cuckoo_cli_test(exec_time_limit_reports_what_ran 3
+    "exec|--time-limit|1.5|--out|${CUCKOO_CLI_DIR}/exec-time-limit|--|${c_filter}"
+    OUTPUT "SKIP +not finished: the audit was stopped.*[0-9]+ passed, 0 failed, [0-9]+ skipped\nSTOPPED EARLY: --time-limit 1\\.5 s reached"
+    FILES "${CUCKOO_CLI_DIR}/exec-time-limit/report.json"
+    CLEAN "${CUCKOO_CLI_DIR}/exec-time-limit")
+endif()
+
+# Aliases: with f = 4 or 8 and a tiny table, audit keys often share a fingerprint and a
+# bucket pair, so the filter cannot tell them apart (insert one, erase the other); the
+# auditor finds such pairs itself and does not report them under C5. The correct C filter
+# passes every claim at f = 4, 8, 12 and 16 at capacity 8, and at f = 4 at capacity 64.
+foreach(shape 4:8 8:8 12:8 16:8 4:64)
+  string(REPLACE ":" ";" fc "${shape}")
+  list(GET fc 0 f)
+  list(GET fc 1 c)
+  cuckoo_exec_example_test(c_filter.f${f}-capacity${c} 0
+    "${example_c_filter}|--capacity|${c}|--fingerprint-bits|${f}"
+    "C1 +c\\.cuckoo_filter +PASS.*C5 +c\\.cuckoo_filter +PASS.*C6 +c\\.cuckoo_filter +PASS.* 0 failed"
+    REQUIRES "${example_c_filter}")
 endforeach()
 
 # The exact set, declared with a capacity of 16 so that C3 and C6 run too: every claim

@@ -313,25 +313,46 @@ TEST(StripedMapAsValueConcurrent, ACopyIsASnapshotWhileTheSourceChanges) {
   for (std::uint64_t k = 10; k < 200; ++k) source.insert(k, k);
   cuckoo::test::Watchdog watchdog(cuckoo::test::current_test_name());
   std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> copies_started{0};
   std::thread writer([&] {
     for (std::uint64_t i = 1; !stop.load(std::memory_order_acquire); ++i) {
-      auto view = source.lock_table();
-      view.find(1)->second = i;
-      view.find(2)->second = i;
+      const std::uint64_t seen = copies_started.load(std::memory_order_relaxed);
+      {
+        auto view = source.lock_table();
+        view.find(1)->second = i;
+        view.find(2)->second = i;
+      }
+      // Pacing: the stripe locks are spin locks, not fair, and a writer that takes the
+      // view again at once can starve the copy's all-stripe lock for ever (under
+      // ThreadSanitizer it did, past the watchdog). Wait until the next copy has started
+      // (it then contends with the next view), or 1 ms so a slow copier cannot stop us.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+      while (copies_started.load(std::memory_order_relaxed) == seen &&
+             std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
     }
   });
   std::uint64_t copies = 0;
+  std::uint64_t changed = 0;  // copies that saw another value than the copy before
+  std::uint64_t last = 0;
   for (; copies < 300; ++copies) {
+    copies_started.fetch_add(1, std::memory_order_relaxed);
     const IntMap copy(source);
     const auto a = copy.find(1);
     const auto b = copy.find(2);
     ASSERT_TRUE(a && b);
     ASSERT_EQ(*a, *b) << "a copy saw one of two changes made together under a locked view";
     ASSERT_EQ(copy.size(), 192U);
+    changed += *a != last ? 1 : 0;
+    last = *a;
   }
   stop.store(true, std::memory_order_release);
   writer.join();
-  std::printf("[copy] %llu snapshots checked\n", static_cast<unsigned long long>(copies));
+  std::printf("[copy] %llu snapshots checked, %llu of them after a change\n",
+              static_cast<unsigned long long>(copies), static_cast<unsigned long long>(changed));
+  // The writer ran between the copies (else the snapshots checked nothing).
+  EXPECT_GE(changed, copies / 4);
 }
 
 // find_fn, update_fn and update on several threads: each thread owns some counters

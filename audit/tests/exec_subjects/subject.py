@@ -12,6 +12,7 @@ shrink and replay what it finds.
 Input is read in chunks and the responses to all complete lines are written at once,
 when no more input is buffered (what the protocol asks at least).
 """
+import hashlib
 import os
 import sys
 import time
@@ -35,9 +36,16 @@ MODES = {
     # is refused; size leaves the victim out (declared exact: a size finding; approximate: fine)
     "victim": FILTER_HANDSHAKE.replace("py.filter", "py.victim") + " max_copies=none",
     "victim-approx": FILTER_HANDSHAKE.replace("py.filter", "py.victim") + " max_copies=none size=approximate",
-    "coin": SET_HANDSHAKE.replace("py.set", "py.coin"),             # every other instance forgets (3+ keys)
+    "coin": SET_HANDSHAKE.replace("py.set", "py.coin"),             # every third instance forgets (3+ keys)
     # answers size with the right count plus 2^64: read modulo 2^64 it would be right
     "size-past-2-64": SET_HANDSHAKE.replace("py.set", "py.size64"),
+    # identity=yes: `identity KEY` answers `item K` with K the key's SHA-256 (right: this
+    # filter tells every key apart), or the key's length (a lie: keys of one length are
+    # one item to it by that answer, yet it stores them apart), or a TEXT with a space
+    "identity": FILTER_HANDSHAKE.replace("py.filter", "py.identity") + " identity=yes",
+    "identity-lies": FILTER_HANDSHAKE.replace("py.filter", "py.identity_lies") + " identity=yes",
+    "identity-spaced": FILTER_HANDSHAKE.replace("py.filter", "py.identity_spaced") + " identity=yes",
+    "identity-set": SET_HANDSHAKE + " identity=yes",
     # protocol misbehaviour mid-trace (findings, exit 1)
     "crash": SET_HANDSHAKE.replace("py.set", "py.crash"),           # abort() with 5 keys stored
     # the same crash without flushing first: the answers it owes are lost with it
@@ -132,7 +140,7 @@ class Structure:
             return "yes"
         if MODE == "hollow":
             return "no"
-        if MODE == "coin" and RUNS[0] % 2 == 0 and len(self.items) >= 3:
+        if MODE == "coin" and RUNS[0] % 3 == 0 and len(self.items) >= 3:
             return "no"
         if self.victim is not None and self.victim == key:
             return "yes"
@@ -164,6 +172,13 @@ def handle(structure, line):
     if op == "new":
         RUNS[0] += 1
         return Structure(KIND), "ok"
+    if op == "identity" and len(words) == 2:  # may come before `new`; changes nothing
+        key = bytes.fromhex(words[1][1:])
+        if MODE == "identity-lies":
+            return structure, "item %d" % len(key)
+        if MODE == "identity-spaced":
+            return structure, "item a b"
+        return structure, "item " + hashlib.sha256(key).hexdigest()
     if structure is None:
         return structure, "error no instance: send new first"
     structure.requests += 1

@@ -2,7 +2,8 @@
  * (audit/PROTOCOL.md). C11, libc and POSIX read/write only.
  *
  *   cc -O2 -std=c11 -Wall -Wextra -o cuckoo_filter cuckoo_filter.c
- *   ./cuckoo_filter [--capacity N] [--fingerprint-bits F] [--slots B] [--broken MODE]
+ *   ./cuckoo_filter [--capacity N] [--fingerprint-bits F] [--slots B] [--identity]
+ *                   [--broken MODE]
  *
  * The filter (Fan et al. 2014): a power-of-two number n >= 2 of buckets of B slots, an
  * F-bit fingerprint per item, never 0. A key's bytes are hashed with 64-bit FNV-1a and
@@ -15,6 +16,10 @@
  * table exactly as before. The kick generator is reseeded by `new`, so a trace replays
  * identically.
  *
+ * --identity declares identity=yes and answers `identity KEY` with `item FP-BUCKET`: the
+ * fingerprint and the smaller of the two buckets, which two keys share exactly when the
+ * filter cannot tell them apart.
+ *
  * I/O: stdin is read in large chunks with read(2); every complete line in the buffer is
  * answered into an output buffer, which is written out before the next read that may
  * block (and whenever it grows past OUT_FLUSH bytes), as the protocol allows.
@@ -26,6 +31,11 @@
  *   crash-on-empty-key    the hash loop is a do-while that reads the first byte before
  *                         testing the length; an empty key is decoded to a NULL pointer,
  *                         so the empty key `x` dies with SIGSEGV
+ *   kick-wrong-bucket     a kicked fingerprint's next bucket comes from another hash of
+ *                         it than the one lookups use: the item lands in a bucket its
+ *                         lookups never check, and the insert still answers `inserted`
+ *   short-fingerprint     fingerprints keep 4 bits fewer than the F declared (at least 2):
+ *                         the false-positive rate is about 16 times the promised one
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -39,8 +49,17 @@ enum { PROTOCOL_VERSION = 1, MAX_KICKS = 500, OUT_FLUSH = 1 << 16, READ_CHUNK = 
 static const uint64_t KICK_SEED = 0x6375636B6F6FULL; /* "cuckoo" */
 static const uint64_t HASH_SEED = 0x9AE16A3B2F90404FULL;
 
-enum broken { BROKEN_NONE, BROKEN_LOSE_ON_KICK_FAILURE, BROKEN_LONG_KEY_HASH, BROKEN_CRASH_ON_EMPTY_KEY };
-static const char *const broken_names[] = {"", "lose-on-kick-failure", "long-key-hash", "crash-on-empty-key"};
+enum broken {
+  BROKEN_NONE,
+  BROKEN_LOSE_ON_KICK_FAILURE,
+  BROKEN_LONG_KEY_HASH,
+  BROKEN_CRASH_ON_EMPTY_KEY,
+  BROKEN_KICK_WRONG_BUCKET,
+  BROKEN_SHORT_FINGERPRINT,
+  BROKEN_MODES
+};
+static const char *const broken_names[] = {"", "lose-on-kick-failure", "long-key-hash", "crash-on-empty-key",
+                                           "kick-wrong-bucket", "short-fingerprint"};
 
 /* ---- output --------------------------------------------------------------------- */
 
@@ -101,9 +120,20 @@ static uint64_t next_random(struct filter *f) { /* xorshift64* */
 
 static double load_target(unsigned b) { return b == 1 ? 0.45 : b == 2 ? 0.8 : 0.9; }
 
-static void filter_init(struct filter *f, uint64_t capacity, unsigned fbits, unsigned b, enum broken broken) {
+/* Buckets for `capacity` items (a power of two >= 2) and the fingerprint bits stored. */
+static uint64_t bucket_count_for(uint64_t capacity, unsigned b) {
   uint64_t n = 2;
   while ((double)n * b * load_target(b) < (double)capacity) n *= 2;
+  return n;
+}
+
+static unsigned stored_bits(unsigned fbits, enum broken broken) {
+  if (broken == BROKEN_SHORT_FINGERPRINT) return fbits > 6 ? fbits - 4 : 2; /* BUG: not the F declared */
+  return fbits;
+}
+
+static void filter_init(struct filter *f, uint64_t capacity, unsigned fbits, unsigned b, enum broken broken) {
+  uint64_t n = bucket_count_for(capacity, b);
   f->table = calloc(n * b, sizeof *f->table);
   if (!f->table) {
     fprintf(stderr, "cuckoo_filter: cannot allocate %llu buckets\n", (unsigned long long)n);
@@ -115,7 +145,7 @@ static void filter_init(struct filter *f, uint64_t capacity, unsigned fbits, uns
   f->rng = KICK_SEED;
   f->b = b;
   f->max_copies = 2 * b;
-  f->fp_mod = (uint32_t)((1ULL << fbits) - 1);
+  f->fp_mod = (uint32_t)((1ULL << stored_bits(fbits, broken)) - 1);
   f->broken = broken;
 }
 
@@ -189,7 +219,12 @@ static const char *filter_insert(struct filter *f, const unsigned char *key, siz
     uint32_t evicted = f->table[p];
     f->table[p] = carry;
     carry = evicted;
-    i = alt(f, i, carry);
+    if (f->broken == BROKEN_KICK_WRONG_BUCKET) {
+      /* BUG: another multiplier than alt()'s: the kicked item leaves its bucket pair. */
+      i ^= (((uint64_t)carry * 0xC2B2AE3D27D4EB4FULL) >> 32) % f->mask + 1;
+    } else {
+      i = alt(f, i, carry);
+    }
     if (bucket_put(f, i, carry)) return "inserted\n";
   }
   if (f->broken != BROKEN_LOSE_ON_KICK_FAILURE) {
@@ -279,6 +314,7 @@ struct options {
   uint64_t capacity;
   unsigned fbits, slots;
   enum broken broken;
+  int identity;
 };
 
 /* Answers one request line (without its '\n'). Returns 1 after `close`. */
@@ -304,6 +340,28 @@ static int serve_line(const struct options *o, struct filter *f, int *have, char
       out_str(filter_insert(f, key, len));
     } else {
       out_str(filter_erase(f, key, len) ? "yes\n" : "no\n");
+    }
+    return 0;
+  }
+  if (o->identity && is("identity", line, cmd_len)) {
+    const unsigned char *key;
+    size_t len;
+    if (!arg || !parse_key(arg, arg_len, &key, &len)) {
+      out_str("error bad key: expected x followed by hex byte pairs\n");
+    } else {
+      /* An item depends on the key alone: the hash and the bucket count, not the contents. */
+      struct filter probe = {0};
+      probe.mask = bucket_count_for(o->capacity, o->slots) - 1;
+      probe.fp_mod = (uint32_t)((1ULL << stored_bits(o->fbits, o->broken)) - 1);
+      probe.broken = o->broken;
+      uint32_t fp;
+      uint64_t i1;
+      locate(&probe, key, len, &fp, &i1);
+      uint64_t i2 = alt(&probe, i1, fp);
+      char item[64];
+      int k = snprintf(item, sizeof item, "item %x-%llx\n", (unsigned)fp,
+                       (unsigned long long)(i1 < i2 ? i1 : i2));
+      out_put(item, (size_t)k);
     }
     return 0;
   }
@@ -339,7 +397,9 @@ static void usage(const char *why) {
   fprintf(stderr,
           "cuckoo_filter: %s\n"
           "usage: cuckoo_filter [--capacity N] [--fingerprint-bits F (1..32)] [--slots B (1..64)]\n"
-          "                     [--broken lose-on-kick-failure|long-key-hash|crash-on-empty-key]\n",
+          "                     [--identity]\n"
+          "                     [--broken lose-on-kick-failure|long-key-hash|crash-on-empty-key|\n"
+          "                               kick-wrong-bucket|short-fingerprint]\n",
           why);
   exit(2);
 }
@@ -358,9 +418,13 @@ static uint64_t parse_number(const char *s, uint64_t lo, uint64_t hi, const char
 }
 
 int main(int argc, char **argv) {
-  struct options o = {1000, 12, 4, BROKEN_NONE};
+  struct options o = {1000, 12, 4, BROKEN_NONE, 0};
   for (int a = 1; a < argc; ++a) {
     const char *opt = argv[a];
+    if (strcmp(opt, "--identity") == 0) {
+      o.identity = 1;
+      continue;
+    }
     const char *val = strchr(opt, '=');
     size_t opt_len = val ? (size_t)(val - opt) : strlen(opt);
     if (val) {
@@ -378,7 +442,7 @@ int main(int argc, char **argv) {
       o.slots = (unsigned)parse_number(val, 1, 64, "--slots");
     } else if (is("--broken", opt, opt_len)) {
       o.broken = BROKEN_NONE;
-      for (int m = 1; m < 4; ++m)
+      for (int m = 1; m < BROKEN_MODES; ++m)
         if (strcmp(val, broken_names[m]) == 0) o.broken = (enum broken)m;
       if (o.broken == BROKEN_NONE) usage("unknown --broken mode");
     } else {
@@ -393,9 +457,10 @@ int main(int argc, char **argv) {
   char hello[256];
   int k = snprintf(hello, sizeof hello,
                    "cuckoo-audit-subject %d kind=filter name=c.cuckoo_filter%s%s capacity=%llu "
-                   "fingerprint_bits=%u slots_per_bucket=%u max_copies=%u deletes=yes size=exact clear=yes\n",
+                   "fingerprint_bits=%u slots_per_bucket=%u max_copies=%u deletes=yes size=exact clear=yes%s\n",
                    PROTOCOL_VERSION, o.broken ? ".broken." : "", broken_names[o.broken],
-                   (unsigned long long)o.capacity, o.fbits, o.slots, 2 * o.slots);
+                   (unsigned long long)o.capacity, o.fbits, o.slots, 2 * o.slots,
+                   o.identity ? " identity=yes" : "");
   out_put(hello, (size_t)k);
   out_flush();
 

@@ -2,7 +2,8 @@
 """A partial-key cuckoo filter served over the `cuckoo-audit exec` protocol, version 1
 (audit/PROTOCOL.md). Python 3, standard library only.
 
-    cuckoo_filter.py [--capacity N] [--fingerprint-bits F] [--slots B] [--broken MODE]
+    cuckoo_filter.py [--capacity N] [--fingerprint-bits F] [--slots B] [--identity]
+                     [--broken MODE]
 
 The filter (Fan et al. 2014): a power-of-two number n >= 2 of buckets of B slots, an
 F-bit fingerprint per item, never 0. A key's bytes are hashed with BLAKE2b (fixed
@@ -15,12 +16,21 @@ MAX_KICKS evictions; if it fails, the walk is undone swap by swap and the insert
 `full` with the table exactly as before. The kick generator is reseeded by `new`, so a
 trace replays identically.
 
+--identity declares identity=yes and answers `identity KEY` with `item FP-BUCKET`: the
+fingerprint and the smaller of the two buckets, which two keys share exactly when the
+filter cannot tell them apart.
+
 --broken MODE plants one bug (see README.md for the claim each one breaks):
   lose-on-kick-failure  a failed kick walk is not undone: the fingerprint evicted last
                         is dropped and the insert still answers `full`
   long-key-hash         only the first 8 bytes of a key are hashed
   crash-on-empty-key    the hash reads key[0] unconditionally: the empty key `x`
                         kills the process with an IndexError
+  kick-wrong-bucket     a kicked fingerprint's next bucket comes from another hash of
+                        it than the one lookups use: the item lands in a bucket its
+                        lookups never check, and the insert still answers `inserted`
+  short-fingerprint     fingerprints keep 4 bits fewer than the F declared (at least 2):
+                        the false-positive rate is about 16 times the promised one
 """
 
 import argparse
@@ -33,7 +43,8 @@ PROTOCOL_VERSION = 1
 MAX_KICKS = 500
 KICK_SEED = 0x6375636B6F6F  # "cuckoo"
 PERSON = b"cuckoo-exec-v1"
-BROKEN_MODES = ("lose-on-kick-failure", "long-key-hash", "crash-on-empty-key")
+BROKEN_MODES = ("lose-on-kick-failure", "long-key-hash", "crash-on-empty-key", "kick-wrong-bucket",
+                "short-fingerprint")
 MASK64 = (1 << 64) - 1
 
 
@@ -51,6 +62,8 @@ class CuckooFilter:
         self.mask = n - 1
         self.b = slots
         self.max_copies = 2 * slots
+        if broken == "short-fingerprint":
+            fingerprint_bits = max(2, fingerprint_bits - 4)  # BUG: not the F declared
         self.fp_mod = (1 << fingerprint_bits) - 1
         self.table = [0] * (n * slots)  # flat: bucket i is table[i*b : i*b+b]; 0 = empty
         self.count = 0
@@ -71,6 +84,13 @@ class CuckooFilter:
     def alt(self, i, fp):
         # c(fp) in 1..n-1 (n is a power of two >= 2): i ^ c stays in range, never equals i.
         return i ^ ((((fp * 0x9E3779B97F4A7C15) & MASK64) >> 32) % self.mask + 1)
+
+    def kick_alt(self, i, fp):
+        """The bucket a kicked fingerprint moves to: alt(), except in kick-wrong-bucket."""
+        if self.broken == "kick-wrong-bucket":
+            # BUG: another multiplier than alt()'s: the item leaves its bucket pair.
+            return i ^ ((((fp * 0xC2B2AE3D27D4EB4F) & MASK64) >> 32) % self.mask + 1)
+        return self.alt(i, fp)
 
     # -- operations ----------------------------------------------------------------
     def insert(self, key):
@@ -95,7 +115,7 @@ class CuckooFilter:
             p = i * b + rng.randrange(b)
             path.append(p)
             carry, t[p] = t[p], carry
-            i = self.alt(i, carry)
+            i = self.kick_alt(i, carry)
             s = i * b
             for q in range(s, s + b):
                 if t[q] == 0:
@@ -110,6 +130,11 @@ class CuckooFilter:
         # (lose-on-kick-failure: BUG: the new item stays in the table and `carry`, a
         # fingerprint stored before, is dropped.)
         return b"full"
+
+    def item(self, key):
+        """What the filter stores for a key: its fingerprint and bucket pair."""
+        fp, i1 = self.locate(key)
+        return b"%x-%x" % (fp, min(i1, self.alt(i1, fp)))
 
     def contains(self, key):
         fp, i1 = self.locate(key)
@@ -161,7 +186,9 @@ def serve(args):
             f"cuckoo-audit-subject {PROTOCOL_VERSION} kind=filter name={name} "
             f"capacity={args.capacity} fingerprint_bits={args.fingerprint_bits} "
             f"slots_per_bucket={args.slots} max_copies={2 * args.slots} "
-            f"deletes=yes size=exact clear=yes\n"
+            f"deletes=yes size=exact clear=yes"
+            + (" identity=yes" if args.identity else "")
+            + "\n"
         ).encode("ascii")
     )
     out.flush()
@@ -190,6 +217,15 @@ def serve(args):
             if cmd == b"new" and not sep:
                 flt = CuckooFilter(args.capacity, args.fingerprint_bits, args.slots, args.broken)
                 responses.append(b"ok\n")
+                continue
+            if cmd == b"identity" and args.identity:
+                key = parse_key(arg) if sep else None
+                if key is None:
+                    responses.append(b"error bad key: expected x followed by hex byte pairs\n")
+                else:
+                    # An item depends on the key alone, not on an instance's contents.
+                    probe = flt or CuckooFilter(args.capacity, args.fingerprint_bits, args.slots, args.broken)
+                    responses.append(b"item " + probe.item(key) + b"\n")
                 continue
             if cmd in (b"insert", b"contains", b"erase"):
                 key = parse_key(arg) if sep else None
@@ -228,6 +264,7 @@ def main():
     ap.add_argument("--capacity", type=int, default=1000)
     ap.add_argument("--fingerprint-bits", type=int, default=12)
     ap.add_argument("--slots", type=int, default=4)
+    ap.add_argument("--identity", action="store_true")
     ap.add_argument("--broken", choices=BROKEN_MODES)
     args = ap.parse_args()
     if args.capacity < 1:

@@ -110,7 +110,10 @@
 //       "identity-pair" traces: pairs of keys that identity() makes one item (found among
 //       kIdentitySearchKeys keys), one of each inserted, then both looked up: they must
 //       answer alike (a mismatch means identity() claims an alias the filter does not
-//       have, or the filter loses the item).
+//       have, or the filter loses the item). Then "C1 fill" traces (kC1FillFractions):
+//       distinct keys to 50-100% of R, the items a probe fill (run_fill) held at its
+//       first refusal, and kC1FillPastRefusal past it, so that kicks move items; earlier
+//       keys are looked up between the inserts, every key at the end.
 //   C2  filters with fingerprint_bits and slots_per_bucket, or a declared
 //       false_positive_rate: load the filter to about 95% of capacity (or to its first
 //       refused insert), check that it finds every key it stored (a filter that loses its
@@ -149,6 +152,12 @@
 //   For an exact map C1, C2 and C5 are SKIP (C7 checks every answer; no copies).
 // Keys are small integers (0 .. a few hundred, up to about 2.3 capacity in C6; C2's
 // queries start at 2^62, C3's fills at 2^61, the identity pairs at 2^48).
+//
+// A lost key is charged to the op that lost it (attributed(): the first op after which
+// the subject no longer finds a key the model holds, by bisection over the trace's
+// prefixes): a successful insert is C1, a refused one C6, a duplicate_limit or an erase
+// C5. Without identity(), a C5 finding that two of the trace's keys the filter cannot
+// tell apart explain is checked again with them one item (aliases_of()).
 //
 // Each result is labelled by the claim that broke, not by the traces that found it: a
 // C1 trace that stops at a copy-limit violation is a finding of C5, a size mismatch is
@@ -201,9 +210,11 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -253,6 +264,12 @@ inline const char* to_string(SizeMode mode) noexcept {
 // instance built for fewer items.
 inline constexpr std::uint64_t kMaxAuditCapacity = std::uint64_t{1} << 22;
 
+// ImplementationTraits::max_copies when the copy limit is not known (exec: max_copies not
+// declared): the limit is not checked. An insert answered duplicate_limit for a key whose
+// item has copies is taken as a refusal that changes nothing (judged as `full` is: every
+// stored key still found, the size unchanged); for a key with no copies it is a finding.
+inline constexpr std::uint64_t kUnknownCopyLimit = model::MultisetModel::kNoCopyLimit - 1;
+
 struct ImplementationTraits {
   // The trace header's engine name and the report's subject: letters, digits, "_", ".",
   // "-", starting with a letter or "_" ("libcuckoo.filter"). Checked: UsageError.
@@ -263,7 +280,8 @@ struct ImplementationTraits {
   unsigned slots_per_bucket = 0;
   // Filters: copies of one item it stores at most; 0: 2 * slots_per_bucket, or no limit
   // when that is unknown or insert returns bool. model::MultisetModel::kNoCopyLimit: no
-  // limit (any number of copies is stored, or refused as kFull).
+  // limit (any number of copies is stored, or refused as kFull). kUnknownCopyLimit: not
+  // known, not checked (see there).
   std::uint64_t max_copies = 0;
   // Items (slots, for a filter) the fresh instance holds; 0: unknown (C3 and C6 skipped).
   // At most kMaxAuditCapacity. Checked: UsageError.
@@ -305,6 +323,19 @@ struct AuditOptions {
   // Called as each step starts, with what it runs ("C6: 38 traces (...)", "C2: 200000
   // queries"): progress for a slow subject. Called from the auditing thread.
   std::function<void(const std::string& step)> on_step;
+  // Called as each finding is made (shrunk, confirmed, its counterexample file written):
+  // the FAIL result its claim has so far. Later findings of other claims follow; the
+  // returned report has the final results.
+  std::function<void(const ClaimResult& finding)> on_finding;
+  // Stopping early: when set, checked before and after every trace, step and shrinking
+  // attempt; once it returns true the audit returns at once with what it has. A claim
+  // with a finding is FAIL with it; a claim whose checks did not all run is SKIP ("not
+  // finished"), never PASS; a trace or measurement that was running when it became true
+  // counts for nothing (the subject may have been stopped under it).
+  std::function<bool()> stop;
+  // Called with true before a counterexample is shrunk and with false before the shrunk
+  // trace's final check (an exec subject shortens its timeout after a hang meanwhile).
+  std::function<void(bool shrinking)> on_shrinking;
 };
 
 // The false positive bound of C2 for a partial-key cuckoo filter with f-bit fingerprints
@@ -346,6 +377,22 @@ inline constexpr double kC3FloorSmallB = 0.25;  // filters with b = 1 or b unkno
 inline constexpr std::size_t kC3Fills = 4;
 inline constexpr std::uint64_t kC3InsertBudget = 2'000'000;
 inline constexpr std::uint64_t kFillKeyBase = std::uint64_t{1} << 61;
+// C1's fill traces: distinct keys inserted to these fractions of R, the items a probe
+// fill of a fresh instance held at its first refusal (R is measured, not taken from the
+// declared capacity: a table of 2^k buckets often holds up to about twice the capacity it
+// was built for, and kicks start well below its first refusal), the last one
+// kC1FillPastRefusal keys past R; lookups of earlier keys between the inserts and of every
+// key at the end look up the items the kicks moved.
+inline constexpr double kC1FillFractions[] = {0.5, 0.8, 0.9, 0.97, 1.0};
+inline constexpr std::uint64_t kC1FillPastRefusal = 16;
+// Fill traces per profile step, and the ops they may cost per step (at least one trace;
+// none when one alone costs more than kC6MaxOverBudget budgets).
+inline constexpr std::size_t kC1FillTraces = 10;
+inline constexpr std::uint64_t kC1FillOpBudget = 2'000'000;
+// Of the inserts of a fill trace, this percentage is followed by a lookup of an earlier
+// key, and (when erases are supported) this one by an erase of an earlier key.
+inline constexpr std::uint64_t kC1FillLookupPercent = 40;
+inline constexpr std::uint64_t kC1FillErasePercent = 5;
 // C1's identity pairs: keys searched, pairs kept, pairs per trace.
 inline constexpr std::uint64_t kIdentitySearchKeys = std::uint64_t{1} << 18;
 inline constexpr std::size_t kIdentityPairs = 64;
@@ -394,6 +441,19 @@ inline std::uint64_t c6_mix_trace_cost(std::uint64_t capacity) {
 }
 inline std::uint64_t c6_trace_cost(std::uint64_t capacity) {
   return capacity * (c6_fill_keys(capacity) - capacity + 210) + c6_fill_keys(capacity) + 300;
+}
+
+// C1's fill traces: the distinct keys of fill `index` for a probe refused at `refused`
+// items, and what a fill costs at most: its ops, and for the last fraction a lookup of
+// every stored key after each of (up to about) 2 kC1FillPastRefusal refusals.
+inline std::uint64_t c1_fill_keys(std::uint64_t refused, std::size_t index) {
+  const std::size_t i = index % std::size(kC1FillFractions);
+  const auto keys = static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(refused) * kC1FillFractions[i]));
+  return std::max<std::uint64_t>(2, keys + (i + 1 == std::size(kC1FillFractions) ? kC1FillPastRefusal : 0));
+}
+inline std::uint64_t c1_fill_cost(std::uint64_t refused) {
+  return 3 * (refused + kC1FillPastRefusal) + 2 * kC1FillPastRefusal * (refused + kC1FillPastRefusal);
 }
 
 inline std::uint64_t profile_scale(Profile p) {
@@ -550,7 +610,11 @@ class ImplementationSubject {
   model::InsertResult insert(std::uint64_t key) {
     const bool fresh = model_ != nullptr && model_->identity_count(key) == 0;
     const std::uint64_t stored = model_ != nullptr ? model_->size() : 0;
-    const model::InsertResult result = raw_insert(key);
+    model::InsertResult result = raw_insert(key);
+    if (result == model::InsertResult::kDuplicateLimit && traits_->max_copies == kUnknownCopyLimit &&
+        model_ != nullptr && model_->identity_count(key) > 0) {
+      result = model::InsertResult::kFull;  // an unknown limit: a refusal, judged as one
+    }
     watch_.insert(fresh, stored, result);
     return result;
   }
@@ -572,6 +636,11 @@ class ImplementationSubject {
   {
     return static_cast<std::uint64_t>(impl_->identity(key));
   }
+  bool has_identity()
+    requires requires(Impl& i) { i.identity(0); }
+  {
+    return model::identity_available(*impl_);
+  }
   std::uint64_t max_copies(std::uint64_t key)
     requires requires(Impl& i) { i.max_copies(key); }
   {
@@ -589,7 +658,8 @@ class ImplementationSubject {
     t.allows_duplicates = !exact();
     t.fingerprint_bits = traits_->fingerprint_bits;
     t.slots_per_bucket = traits_->slots_per_bucket;
-    if (bool_insert<Impl>() || (traits_->max_copies == 0 && traits_->slots_per_bucket == 0)) {
+    if (bool_insert<Impl>() || traits_->max_copies == kUnknownCopyLimit ||
+        (traits_->max_copies == 0 && traits_->slots_per_bucket == 0)) {
       t.max_copies = model::MultisetModel::kNoCopyLimit;  // cannot be observed; see above
     } else {
       t.max_copies = traits_->max_copies;  // 0: 2 * slots_per_bucket
@@ -801,6 +871,8 @@ inline std::string configuration_of(const ImplementationTraits& traits) {
   }
   if (traits.max_copies == model::MultisetModel::kNoCopyLimit) {
     c += " max_copies=none";
+  } else if (traits.max_copies == kUnknownCopyLimit) {
+    c += " max_copies=unknown";
   } else if (traits.max_copies != 0) {
     c += " max_copies=" + std::to_string(traits.max_copies);
   }
@@ -859,7 +931,9 @@ template <class Impl>
 std::uint64_t burst_length(const ImplementationTraits& traits) {
   std::uint64_t limit = model::MultisetModel::kNoCopyLimit;
   if (!bool_insert<Impl>()) {
-    if (traits.max_copies != 0) {
+    if (traits.max_copies == kUnknownCopyLimit) {
+      limit = model::MultisetModel::kNoCopyLimit;
+    } else if (traits.max_copies != 0) {
       limit = traits.max_copies;
     } else if (traits.slots_per_bucket != 0) {
       limit = 2ULL * traits.slots_per_bucket;
@@ -875,9 +949,11 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // C2: the measured false positive rate against the binomial bound, after checking that
 // the filter finds the keys it stored.
+// When stored keys are not found, `lost_trace` (may be null) receives a trace that shows
+// it: the fill's inserts and a lookup of the first key lost (a C1 finding).
 template <class Factory>
 ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::uint64_t queries,
-                        std::uint64_t seed) {
+                        std::uint64_t seed, std::optional<model::Trace>* lost_trace = nullptr) {
   using Impl = std::remove_cvref_t<decltype(make())>;
   const auto start = std::chrono::steady_clock::now();
   ClaimResult r;
@@ -910,7 +986,9 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
     announce(impl, [&](model::Trace& plan) {
       for (std::uint64_t k = 0; k < target; ++k) plan.add(model::Op::insert(key_offset + k));
     });
+    std::uint64_t offered = 0;
     for (std::uint64_t k = 0; k < target; ++k) {  // bound: target
+      ++offered;
       if (subject.insert(key_offset + k) != model::InsertResult::kInserted) break;
       ++stored;
     }
@@ -924,7 +1002,18 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
         if (!first_lost) first_lost = key_offset + k;
       }
     }
-    if (lost == 0 && stored != 0) {
+    if (lost != 0 && lost_trace != nullptr) {
+      model::Trace t;
+      t.engine = traits.name;
+      t.parameters = header_of(traits);
+      for (std::uint64_t k = 0; k < offered; ++k) t.add(model::Op::insert(key_offset + k));
+      t.add(model::Op::contains(*first_lost));
+      *lost_trace = std::move(t);
+    }
+    // The false positives are counted even when some keys were lost (C1 reports those):
+    // a filter that loses keys may well have too many false positives as well. One that
+    // finds none of them holds nothing to measure.
+    if (stored != 0 && lost < stored) {
       for (std::uint64_t first = 0; first < queries; first += kFprQueryChunk) {
         const std::uint64_t last = std::min(queries, first + kFprQueryChunk);
         announce(impl, [&](model::Trace& plan) {
@@ -955,7 +1044,7 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
     r.seconds = seconds_since(start);
     return r;
   }
-  if (lost != 0) {
+  if (lost != 0 && lost == stored) {
     Figure missing;
     missing.name = "stored keys not found";
     missing.value = static_cast<double>(lost);
@@ -968,11 +1057,23 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
     r.summary = "the filter does not find " + std::to_string(lost) + " of the " +
                 std::to_string(stored) + " keys it stored (e.g. key " +
                 std::to_string(*first_lost) +
-                ", inserted and answered 'inserted', then contains => false): a filter that "
-                "loses its keys shows few false positives, so none were counted. C1 checks "
-                "lookups of stored keys.";
+                ", inserted and answered 'inserted', then contains => false): with nothing "
+                "held there is no false positive rate to measure (C1 reports the lost keys).";
     r.seconds = seconds_since(start);
     return r;
+  }
+  std::string lost_text;
+  Figure missing;
+  if (lost != 0) {
+    missing.name = "stored keys not found";
+    missing.value = static_cast<double>(lost);
+    missing.note = "of " + std::to_string(stored) +
+                   " keys inserted (answered inserted): a C1 finding, reported under C1";
+    lost_text = " The filter does not find " + std::to_string(lost) + " of the " +
+                std::to_string(stored) + " keys it stored (e.g. key " +
+                std::to_string(*first_lost) +
+                ", inserted and answered 'inserted', then contains => false): reported "
+                "under C1; the false positives were counted all the same.";
   }
   const double p = promised_fpr(traits);
   const std::uint64_t max_count = subjects::stats::binomial_max_count(queries, p);
@@ -991,9 +1092,12 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
   count.bound = static_cast<double>(max_count);
   count.relation = "<=";
   r.figures = {rate, count, load};
+  if (lost != 0) r.figures.push_back(missing);
   r.samples = queries;
   r.verdict = positives <= max_count ? Verdict::kPass : Verdict::kFail;
-  r.summary = "every one of the " + std::to_string(stored) + " stored keys found; " +
+  r.summary = (lost == 0 ? "every one of the " + std::to_string(stored) + " stored keys found; "
+                         : std::to_string(stored - lost) + " of the " + std::to_string(stored) +
+                               " stored keys found; ") +
               std::to_string(positives) + " false positives in " + std::to_string(queries) +
               " queries at load " + load_text(load.value) + ": " +
               (r.verdict == Verdict::kPass ? "within" : "above") + " the bound of " +
@@ -1001,7 +1105,7 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
               (declared ? "the declared rate " + std::to_string(p)
                         : "f=" + std::to_string(traits.fingerprint_bits) +
                               " b=" + std::to_string(traits.slots_per_bucket)) +
-              ".";
+              "." + lost_text;
   r.seconds = seconds_since(start);
   return r;
 }
@@ -1064,7 +1168,7 @@ FillOutcome run_fill(Factory& make, const ImplementationTraits& traits,
   } else {
     model::MultisetModel model;
     if constexpr (kHasIdentity<Impl>) {
-      if (traits.kind == ImplementationKind::kApproximateFilter) {
+      if (traits.kind == ImplementationKind::kApproximateFilter && model::identity_available(impl)) {
         model.set_identity([&impl](std::uint64_t key) { return static_cast<std::uint64_t>(impl.identity(key)); });
       }
     }
@@ -1267,8 +1371,15 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> identity_pairs(Factory& mak
   if constexpr (kHasIdentity<Impl>) {
     try {
       auto impl = make();
+      if (!model::identity_available(impl)) return pairs;
       std::vector<std::pair<std::uint64_t, std::uint64_t>> ids;
       ids.reserve(static_cast<std::size_t>(kIdentitySearchKeys));
+      if constexpr (requires(std::vector<std::uint64_t> keys) { impl.identities(keys); }) {
+        // An implementation that asks for identities in batches (an exec subject): one.
+        std::vector<std::uint64_t> keys(static_cast<std::size_t>(kIdentitySearchKeys));
+        for (std::uint64_t k = 0; k < kIdentitySearchKeys; ++k) keys[k] = kIdentityKeyBase + k;
+        impl.identities(keys);
+      }
       for (std::uint64_t k = 0; k < kIdentitySearchKeys; ++k) {  // bound: kIdentitySearchKeys
         const std::uint64_t key = kIdentityKeyBase + k;
         ids.emplace_back(static_cast<std::uint64_t>(impl.identity(key)), key);
@@ -1337,6 +1448,200 @@ inline std::optional<model::Violation> adapter_failure(const model::Trace& trace
   return v;
 }
 
+// Aliases: two keys a filter cannot tell apart (one fingerprint in one bucket pair) are
+// one item to it: inserting one adds a copy of the other, erasing one may remove the
+// other's copy. The model tells keys apart by value unless it has an identity (the
+// adapter's identity()); without one, a C5 finding that aliasing explains is not one:
+// an insert answered duplicate_limit below the limit, or an erase answered true for a key
+// with no copies. For such a finding on key K the auditor asks the subject which of the
+// trace's other keys it confuses with K (a fresh instance: insert J, erase K, erase J for
+// each J; erase K answering true means J and K are one item), makes each such J one item
+// with K in the model, and checks the trace again; at most kMaxAliasRounds times.
+inline constexpr std::size_t kMaxAliasRounds = 64;
+
+inline bool alias_explainable(const model::Violation& v) {
+  if (v.claim != "C5") return false;
+  if (v.op.kind == model::OpKind::kInsert) return v.actual == "duplicate_limit";
+  if (v.op.kind == model::OpKind::kErase) return v.actual == "true";
+  return false;
+}
+
+// The keys of `trace` (other than `key`) that the subject cannot tell from `key`.
+template <class Factory>
+std::vector<std::uint64_t> aliases_of(Factory& make, const model::Trace& trace, std::uint64_t key) {
+  using Impl = std::remove_cvref_t<decltype(make())>;
+  std::vector<std::uint64_t> others;
+  std::set<std::uint64_t> seen{key};
+  for (const model::TraceEntry& e : trace.entries) {  // bound: the trace
+    if (model::takes_key(e.op.kind) && seen.insert(e.op.key).second) others.push_back(e.op.key);
+  }
+  model::Trace plan;
+  plan.engine = trace.engine;
+  plan.parameters = trace.parameters;
+  plan.parameters.set(kSizeChecksParameter, "off");
+  for (const std::uint64_t j : others) {
+    plan.add(model::Op::insert(j));
+    plan.add(model::Op::erase(key));
+    plan.add(model::Op::erase(j));
+  }
+  std::vector<std::uint64_t> aliases;
+  auto impl = make();
+  if constexpr (kHasPrepare<Impl>) impl.prepare(plan);
+  for (const std::uint64_t j : others) {  // bound: the trace's keys
+    (void)impl.insert(j);
+    const bool confused = static_cast<bool>(impl.erase(key));
+    (void)impl.erase(j);
+    if (confused) aliases.push_back(j);
+  }
+  return aliases;
+}
+
+// A violation that shows a key lost: a key the model holds that a lookup (of the trace,
+// or of the scan after a refused insert or before a round trip) did not find, or whose
+// erase answered false.
+inline bool shows_lost_key(const model::Violation& v) {
+  if (v.actual == "false" && v.expected.rfind("true", 0) == 0 &&
+      (v.op.kind == model::OpKind::kContains || v.op.kind == model::OpKind::kErase)) {
+    return true;
+  }
+  constexpr std::string_view kNotFound = " => false";
+  return v.actual.rfind("contains ", 0) == 0 && v.actual.size() > kNotFound.size() &&
+         v.actual.compare(v.actual.size() - kNotFound.size(), kNotFound.size(), kNotFound) == 0;
+}
+
+// One probe of the first divergence: the trace's first `prefix` ops on a fresh instance
+// (their answers kept in a model, nothing judged), then a lookup of every key they
+// inserted: lost when one that the model holds is not found.
+struct LossProbe {
+  bool lost = false;
+  std::uint64_t key = 0;                      // the first key found lost
+  std::vector<model::InsertResult> inserts;   // the answers of the prefix's inserts
+};
+
+template <class Factory>
+LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const model::Trace& trace,
+                     std::size_t prefix) {
+  using Impl = std::remove_cvref_t<decltype(make())>;
+  LossProbe out;
+  model::Trace plan;
+  plan.engine = trace.engine;
+  plan.parameters = trace.parameters;
+  plan.parameters.set(kSizeChecksParameter, "off");  // no sizes are asked
+  std::vector<std::uint64_t> keys;
+  std::set<std::uint64_t> seen;
+  for (std::size_t i = 0; i < prefix; ++i) {  // bound: the trace
+    const model::Op& op = trace.entries[i].op;
+    if (op.kind == model::OpKind::kSize) continue;
+    plan.add(op);
+    if (op.kind == model::OpKind::kInsert && seen.insert(op.key).second) keys.push_back(op.key);
+  }
+  for (const std::uint64_t key : keys) plan.add(model::Op::contains(key));
+  auto impl = make();
+  if constexpr (kHasPrepare<Impl>) impl.prepare(plan);
+  model::MultisetModel model;
+  if constexpr (kHasIdentity<Impl>) {
+    if (traits.kind == ImplementationKind::kApproximateFilter && model::identity_available(impl)) {
+      model.set_identity([&impl](std::uint64_t key) { return static_cast<std::uint64_t>(impl.identity(key)); });
+    }
+  }
+  ImplementationSubject subject(impl, traits);
+  for (std::size_t i = 0; i < prefix; ++i) {  // bound: the trace
+    const model::Op& op = trace.entries[i].op;
+    switch (op.kind) {
+      case model::OpKind::kInsert: {
+        const model::InsertResult r = subject.insert(op.key);
+        out.inserts.push_back(r);
+        if (r == model::InsertResult::kInserted) model.insert(op.key);
+        break;
+      }
+      case model::OpKind::kErase:
+        if (subject.erase(op.key) && model.identity_count(op.key) > 0) model.erase(op.key);
+        break;
+      case model::OpKind::kContains: (void)subject.contains(op.key); break;
+      case model::OpKind::kClear:
+        if constexpr (requires(Impl& x) { x.clear(); }) subject.clear();
+        model.clear();
+        break;
+      default: break;  // sizes are not asked; nothing else is in an adapter's traces
+    }
+  }
+  for (const std::uint64_t key : keys) {  // bound: the trace's keys
+    if (model.identity_count(key) > 0 && !subject.contains(key)) {
+      out.lost = true;
+      out.key = key;
+      break;
+    }
+  }
+  return out;
+}
+
+// A lost key is charged to the op that lost it, not to the one that showed it: the first
+// op after which the subject no longer finds a key the model holds (found by bisection
+// over the trace's prefixes, each probed on a fresh instance). An insert answered
+// `inserted` that lost a key (a kick that moved an item out of reach) is C1; one answered
+// `full` is C6 (a failed insert loses nothing); one answered `duplicate_limit` or
+// `exists`, and an erase, is C5 (a refused insert changes nothing; erase removes one
+// copy). The violation keeps the op that showed it; its expected text names the culprit.
+// Unchanged when the op that showed it lost the key itself, when an exact set's key was
+// never found after its own insert (nothing lost it: the set cannot find it at all), or
+// when a probe fails.
+template <class Factory>
+model::Violation attributed(Factory& make, const ImplementationTraits& traits,
+                            const model::Trace& trace, model::Violation v) {
+  if (!shows_lost_key(v) || v.op_index == 0 || v.op_index > trace.entries.size()) return v;
+  try {
+    LossProbe at = probe_loss(make, traits, trace, v.op_index);
+    if (!at.lost) return v;  // the op that showed it lost it
+    std::size_t lo = 0;  // probe(lo) finds every key (nothing is inserted before op 0)
+    std::size_t hi = v.op_index;
+    while (hi - lo > 1) {  // bound: log2(op_index) probes
+      const std::size_t mid = lo + (hi - lo) / 2;
+      LossProbe p = probe_loss(make, traits, trace, mid);
+      if (p.lost) {
+        hi = mid;
+        at = std::move(p);
+      } else {
+        lo = mid;
+      }
+    }
+    const std::size_t culprit = hi - 1;
+    const model::Op& op = trace.entries[culprit].op;
+    if (traits.kind != ImplementationKind::kApproximateFilter && op.kind == model::OpKind::kInsert &&
+        op.key == at.key) {
+      bool before = false;
+      for (std::size_t i = 0; i < culprit && !before; ++i) {  // bound: the trace
+        before = trace.entries[i].op.kind == model::OpKind::kInsert && trace.entries[i].op.key == at.key;
+      }
+      // An exact set's key never found since its own insert: no other op lost it (a key
+      // the set cannot look up at all, spelt in upper case, say): the op that showed it
+      // keeps it. (A filter's insert may lose its own item to its kicks: C1.)
+      if (!before) return v;
+    }
+    std::string claim = "C1";
+    std::string answered;
+    if (op.kind == model::OpKind::kInsert) {
+      std::size_t inserts = 0;
+      for (std::size_t i = 0; i < culprit; ++i) {  // bound: the trace
+        if (trace.entries[i].op.kind == model::OpKind::kInsert) ++inserts;
+      }
+      if (inserts < at.inserts.size()) {
+        const model::InsertResult r = at.inserts[inserts];
+        answered = std::string(", which answered ") + std::string(to_string(r));
+        claim = r == model::InsertResult::kInserted ? "C1" : r == model::InsertResult::kFull ? "C6" : "C5";
+        if (r == model::InsertResult::kInserted) answered += " (items it moved are no longer found)";
+      }
+    } else if (op.kind == model::OpKind::kErase) {
+      claim = "C5";
+    }
+    v.claim = claim;
+    v.expected += "; key " + std::to_string(at.key) + " was lost during op " +
+                  std::to_string(culprit) + " '" + model::to_string(op) + "'" + answered +
+                  ": the first op after which the subject no longer finds a key the model holds";
+  } catch (const std::exception&) {
+  }
+  return v;
+}
+
 }  // namespace adapter_detail
 
 // Checks `trace` against a fresh instance from `make` and the model that `traits`
@@ -1374,7 +1679,54 @@ std::optional<model::Violation> replay_implementation(Factory&& make,
       adapter_detail::ImplementationSubject subject(impl, traits, &model, settings);
       checking = true;
       std::optional<model::Violation> found = model::check(subject, model, trace, seed);
-      return adapter_detail::judged(subject.watch(), trace, std::move(found), seed);
+      found = adapter_detail::judged(subject.watch(), trace, std::move(found), seed);
+      checking = false;
+      if (!model::identity_available(impl)) {
+        // Aliases the subject shows: the same trace again with them one item each.
+        std::map<std::uint64_t, std::uint64_t> item;  // key -> its class's first key
+        std::set<std::uint64_t> asked;
+        for (std::size_t round = 0; round < adapter_detail::kMaxAliasRounds && found &&  // bound
+                                    traits.kind == ImplementationKind::kApproximateFilter &&
+                                    adapter_detail::alias_explainable(*found) &&
+                                    asked.insert(found->op.key).second;
+             ++round) {
+          const std::uint64_t key = found->op.key;
+          std::vector<std::uint64_t> aliases;
+          try {
+            aliases = adapter_detail::aliases_of(make, trace, key);
+          } catch (const std::exception&) {
+            break;  // the finding stands
+          }
+          if (aliases.empty()) break;
+          const auto rep_of = [&item](std::uint64_t k) {
+            const auto it = item.find(k);
+            return it == item.end() ? k : it->second;
+          };
+          std::uint64_t root = rep_of(key);
+          for (const std::uint64_t j : aliases) root = std::min(root, rep_of(j));
+          std::set<std::uint64_t> merged{rep_of(key)};
+          for (const std::uint64_t j : aliases) merged.insert(rep_of(j));
+          item[key] = root;
+          for (const std::uint64_t j : aliases) item[j] = root;
+          for (auto& [k, r] : item) {
+            if (merged.count(r) != 0) r = root;
+          }
+          auto again = make();
+          if constexpr (adapter_detail::kHasPrepare<Impl>) again.prepare(trace);
+          model::MultisetModel aliased;
+          aliased.set_identity([item](std::uint64_t k) {
+            const auto it = item.find(k);
+            return it == item.end() ? k : it->second;
+          });
+          adapter_detail::ImplementationSubject second(again, traits, &aliased, settings);
+          checking = true;
+          found = model::check(second, aliased, trace, seed);
+          found = adapter_detail::judged(second.watch(), trace, std::move(found), seed);
+          checking = false;
+        }
+      }
+      if (found && found->claim != "C3") found = adapter_detail::attributed(make, traits, trace, *found);
+      return found;
     }
   } catch (const std::exception& e) {
     if (checking || trace.entries.empty()) throw;
@@ -1431,11 +1783,25 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   FindingLedger ledger;
   std::deque<PlanCoverage> coverage;      // per trace plan, in the order run
   std::map<std::string, ClaimResult> measured;  // C2, C3 and skipped claims
+  const auto stopped = [&options] { return options.stop && options.stop(); };
+  std::set<std::string> unfinished;  // claims whose checks did not all run (stopped)
   auto run_plan = [&](const std::string& claim, const std::string& name, const std::string& checked,
                       std::size_t count,
                       std::function<model::Trace(std::uint64_t, std::size_t)> generate,
                       const std::string& hint = "") {
+    if (stopped()) {
+      unfinished.insert(claim);
+      return;
+    }
     TraceCheckPlan plan;
+    plan.stop = options.stop;
+    plan.shrinking = options.on_shrinking;
+    plan.on_finding = [&](const Finding& f) {
+      if (!options.on_finding) return;
+      const TaskContext ctx = context_for(f.claim);
+      options.on_finding(labelled_claim_result(f.claim, traits.name, configuration, {}, &f, ctx.seed,
+                                               &ctx, replay_prefix));
+    };
     plan.claim = claim;
     plan.name = name;
     plan.engine = traits.name;
@@ -1458,6 +1824,21 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     coverage.push_back(run_labelled_trace_check(
         plan, task_seed(options.seed, name == claim ? claim : name, traits.name, configuration),
         ledger));
+    if (coverage.back().unfinished) unfinished.insert(claim);
+  };
+  // A measurement (C2, C3) that was running when the audit was told to stop counts for
+  // nothing: its subject may have been stopped under it.
+  auto measure = [&](const std::string& claim, const std::function<ClaimResult()>& run) {
+    if (stopped()) {
+      unfinished.insert(claim);
+      return;
+    }
+    ClaimResult r = run();
+    if (stopped()) {
+      unfinished.insert(claim);
+      return;
+    }
+    measured[claim] = std::move(r);
   };
   // Keys: a range that fits well within capacity, so that C1 / C5 / C7 traces are about
   // answers, not about filling up (C6 fills).
@@ -1485,14 +1866,15 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                                "keys included.");
     }
   } else {
-  if (wanted(options, "C1") && !exact) {
+  if (wanted(options, "C1") && !exact && !stopped()) {
     const std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs = identity_pairs(make);
     if (!pairs.empty()) {
       const std::size_t per_trace = static_cast<std::size_t>(std::max<std::uint64_t>(
           1, std::min<std::uint64_t>(kIdentityPairsPerTrace, capacity / 4)));
       const std::size_t count = (pairs.size() + per_trace - 1) / per_trace;
       run_plan("C1", "C1 identity-pair",
-               "keys that identity() makes one item answer contains() alike", count,
+               "keys with one identity (identity(), or an exec subject's 'item' answer) are "
+               "looked up alike", count,
                [&, per_trace](std::uint64_t, std::size_t index) {
                  model::Trace t;
                  t.engine = traits.name;
@@ -1506,8 +1888,9 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                  }
                  return t;
                },
-               "The two keys share an identity() value, so the model holds them one item: "
-               "if the filter can tell them apart, identity() is what is wrong (the model "
+               "The two keys have one identity (identity(), or the same 'item' answer to an "
+               "exec subject's 'identity' requests), so the model holds them one item: if "
+               "the filter can tell them apart, its identity is what is wrong (the model "
                "counts copies and the copy limit by it).");
     }
   }
@@ -1520,6 +1903,56 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
                                                 2 + rng.below(roomy_keys), 100 + rng.below(201)),
                                      rng.next());
              });
+    // Fills to high load and past the first refusal, where kicks move items: a probe
+    // fill finds the load of the first refusal, the fill traces go to fractions of it.
+    std::uint64_t refused = capacity;
+    if (!stopped()) try {
+      subjects::TraceRng probe_rng(task_seed(options.seed, "C1 fill probe", traits.name, configuration));
+      const FillOutcome probe = run_fill(make, traits, header,
+                                         kFillKeyBase + probe_rng.below(std::uint64_t{1} << 40), 0,
+                                         c6_fill_keys(capacity));
+      refused = probe.first_refusal.value_or(probe.stored);
+    } catch (const std::exception&) {
+      // The fill traces meet the failure again, and report it.
+    }
+    const std::uint64_t fill_cost = c1_fill_cost(refused);
+    if (fill_cost <= kC6MaxOverBudget * kC1FillOpBudget * scale) {
+      const std::size_t fills = static_cast<std::size_t>(std::max<std::uint64_t>(
+          1, std::min<std::uint64_t>(kC1FillTraces * scale, kC1FillOpBudget * scale / fill_cost)));
+      run_plan("C1", "C1 fill",
+               "distinct keys to 50-100% of the " + std::to_string(refused) +
+                   " items a probe fill held at its first refusal and " +
+                   std::to_string(kC1FillPastRefusal) +
+                   " past it (kicks), earlier keys looked up in between, every key at the end",
+               fills, [&, refused](std::uint64_t seed, std::size_t index) {
+                 subjects::TraceRng rng(seed);
+                 const std::uint64_t keys = c1_fill_keys(refused, index);
+                 const std::uint64_t base = rng.below(std::uint64_t{1} << 32);
+                 std::vector<std::uint64_t> order(static_cast<std::size_t>(keys));
+                 for (std::uint64_t k = 0; k < keys; ++k) order[static_cast<std::size_t>(k)] = base + k;
+                 for (std::size_t i = order.size(); i > 1; --i) {  // bound: keys (Fisher-Yates)
+                   std::swap(order[i - 1], order[static_cast<std::size_t>(rng.below(i))]);
+                 }
+                 model::Trace t;
+                 t.engine = traits.name;
+                 t.parameters = header;
+                 std::vector<bool> erased(order.size(), false);
+                 for (std::size_t i = 0; i < order.size(); ++i) {  // bound: keys
+                   t.add(model::Op::insert(order[i]));
+                   const std::uint64_t roll = rng.below(100);
+                   const auto earlier = static_cast<std::size_t>(rng.below(i + 1));
+                   if (roll < kC1FillLookupPercent) {
+                     t.add(model::Op::contains(order[earlier]));
+                   } else if (roll < kC1FillLookupPercent + kC1FillErasePercent &&
+                              traits.erase_supported && !erased[earlier]) {
+                     erased[earlier] = true;
+                     t.add(model::Op::erase(order[earlier]));
+                   }
+                 }
+                 for (const std::uint64_t k : order) t.add(model::Op::contains(k));
+                 return t;
+               });
+    }
   }
   }  // not a map
   // C5
@@ -1533,6 +1966,10 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
              bool_insert<Impl>()
                  ? "duplicate inserts, erase of one copy, sizes; insert returns bool, so no "
                    "copy limit is observed"
+             : traits.max_copies == kUnknownCopyLimit
+                 ? "duplicate inserts, erase of one copy, sizes; the copy limit is unknown "
+                   "(max_copies not declared), so it is not checked: duplicate_limit is "
+                   "accepted for a key with copies, as a refusal that changes nothing"
                  : "duplicate inserts up to the copy limit, erase of one copy, sizes",
              traces, [&](std::uint64_t seed, std::size_t) {
                subjects::TraceRng rng(seed);
@@ -1641,8 +2078,9 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
       options.on_step("C3: " + std::to_string(fills) + " fill" + (fills == 1 ? "" : "s") +
                       " of fresh instances until refused");
     }
-    measured["C3"] = measure_refusal_load(make, traits, fills, ctx.seed, ledger.set_aside, check,
-                                          options, ctx);
+    measure("C3", [&] {
+      return measure_refusal_load(make, traits, fills, ctx.seed, ledger.set_aside, check, options, ctx);
+    });
   }
   // C2
   if (!wanted(options, "C2")) {
@@ -1664,14 +2102,34 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
         options.on_step("C2: a fill to " + std::to_string(static_cast<int>(kFprLoad * 100)) +
                         "% of capacity, then " + std::to_string(queries) + " queries of absent keys");
       }
-      measured["C2"] = measure_fpr(make, traits, queries,
-                                   task_seed(options.seed, "C2", traits.name, configuration));
+      std::optional<model::Trace> lost_trace;
+      measure("C2", [&] {
+        return measure_fpr(make, traits, queries,
+                           task_seed(options.seed, "C2", traits.name, configuration), &lost_trace);
+      });
+      // Keys lost by C2's fill are a C1 finding (unless C1's own traces found one).
+      if (lost_trace && ledger.find("C1") == nullptr) {
+        run_plan("C1", "C1 C2-fill", "the keys C2's fill stored are found", 1,
+                 [&lost_trace](std::uint64_t, std::size_t) { return *lost_trace; });
+      }
     }
   }
 
   // One result per claim: a measurement, or the traces that checked it and its finding.
   auto result_of = [&](const std::string& claim) -> std::optional<ClaimResult> {
     const Finding* finding = ledger.find(claim);
+    if (finding == nullptr && unfinished.count(claim) != 0) {
+      std::size_t traces_run = 0;
+      for (const PlanCoverage& c : coverage) {
+        if (c.claim == claim) traces_run += c.traces;
+      }
+      return skipped(claim, traits,
+                     "not finished: the audit was stopped before this claim's checks were done" +
+                         (traces_run == 0 ? std::string()
+                                          : " (" + std::to_string(traces_run) + " trace" +
+                                                (traces_run == 1 ? "" : "s") + " had run, none failed)") +
+                         "; it is not a PASS.");
+    }
     const auto it = measured.find(claim);
     if (it != measured.end() && (finding == nullptr || it->second.verdict != Verdict::kSkipped)) {
       return it->second;
@@ -1695,6 +2153,7 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     }
   }
   report.seconds = seconds_since(start);
+  if (stopped()) report.stopped = "stopped before the audit was done";
   return report;
 }
 

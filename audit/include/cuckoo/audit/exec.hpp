@@ -72,6 +72,10 @@ inline constexpr std::size_t kStderrTailBytes = 4096;
 inline constexpr double kMinHandshakeSeconds = 10;
 // Longest line the subject may write (PROTOCOL.md), without its "\n".
 inline constexpr std::size_t kMaxProtocolLine = 65536;
+// The shortest per-response timeout while shrinking after a hang (see ExecSession).
+inline constexpr double kMinShrinkTimeoutSeconds = 0.25;
+// Longest TEXT of an `item TEXT` answer to `identity KEY`.
+inline constexpr std::size_t kMaxItemText = 64;
 
 // ---- failures of the subject -------------------------------------------------------
 
@@ -132,6 +136,9 @@ struct ExecDeclarations {
   bool clear = true;
   // concurrent=M: tagged requests of up to M sessions at once (exec_concurrent.hpp); 0: none.
   unsigned concurrent = 0;
+  // identity=yes (filters): the subject answers `identity KEY` with `item TEXT`, the same
+  // TEXT exactly for keys it stores as one item (PROTOCOL.md, "Copies are counted per key").
+  bool identity = false;
   // The declarations in the order given (later ones replace earlier ones in place).
   std::vector<std::pair<std::string, std::string>> entries;
 
@@ -208,10 +215,10 @@ class ExecSubject;
 
 namespace exec_detail {
 
-enum class Req : std::uint8_t { kNew, kInsert, kContains, kErase, kSize, kClear, kClose };
+enum class Req : std::uint8_t { kNew, kInsert, kContains, kErase, kSize, kClear, kClose, kIdentity };
 enum class Resp : std::uint8_t {
   kNone, kOk, kInserted, kExists, kFull, kDuplicateLimit, kYes, kNo, kNumber, kUnknown, kBye,
-  kError,
+  kError, kItem,
 };
 enum class Role : std::uint8_t {
   kOp,      // a trace op the caller will perform (`op` is its index)
@@ -267,14 +274,27 @@ class ExecSession {
   pid_t pid() const;
 
   // ---- for ExecSubject ----
-  // Sends slots[begin..] in one pipelined batch and fills their responses (error texts go
-  // to `error_texts` by index). Starts the subject first when none is running and
+  // Sends slots[begin..] in one pipelined batch and fills their responses (the TEXT of
+  // `error TEXT` and `item TEXT` goes to `error_texts` by index). Starts the subject first when none is running and
   // slots[begin] is `new`. Returns where and why it stopped, or nothing when every slot
   // was answered. Counts a `new` as a new generation.
   std::optional<exec_detail::ExchangeFailure> exchange(std::vector<exec_detail::Slot>& slots,
                                                        std::size_t begin,
                                                        std::map<std::size_t, std::string>& error_texts);
   std::uint64_t generation() const { return generation_; }
+  // identity=yes: the subject's item for `key` (its `item TEXT` answer, as a number that is
+  // equal for equal TEXTs). Answers are cached for the session: an item depends on the key
+  // alone. identities() asks for the keys not cached yet in one pipelined batch. Both throw
+  // SubjectError when the subject fails (a wrong answer, an exit, a hang); neither changes
+  // the instance's state.
+  std::uint64_t identity(std::uint64_t key);
+  void identities(const std::vector<std::uint64_t>& keys);
+  // A counterexample is being shrunk (true) or not (false): see response_timeout().
+  void set_shrinking(bool shrinking) { shrinking_ = shrinking; }
+  // The time the subject has for each response: --timeout, except while shrinking after a
+  // response timed out, when it is 20 times the longest wait for an answer seen so far,
+  // at least kMinShrinkTimeoutSeconds and at most --timeout.
+  double response_timeout() const;
   // The request line for a slot, shortened for messages ("insert x3132 [trace key 5]").
   std::string describe_request(const exec_detail::Slot& slot);
   // The last kStderrTailBytes of the running subject's stderr.
@@ -307,6 +327,14 @@ class ExecSession {
   ExecStats stats_;
   std::uint64_t generation_ = 0;
   std::unordered_map<std::uint64_t, std::string> hex_cache_;  // long keys' protocol form
+  // Shrinking after a hang: each shrinking attempt that hangs costs a timeout, so while
+  // shrinking (set_shrinking) after a timeout the limit per response is shortened to
+  // response_timeout(); the shrunk trace's final check runs at the full --timeout.
+  bool shrinking_ = false;
+  bool hang_seen_ = false;
+  double longest_wait_ = 0;  // the longest wait for output that then came, in seconds
+  std::unordered_map<std::uint64_t, std::uint64_t> identity_of_;  // key -> item number
+  std::unordered_map<std::string, std::uint64_t> item_numbers_;   // item TEXT -> number
 };
 
 // The adapter audit_implementation drives: one instance of the subject's structure (one
@@ -323,8 +351,13 @@ class ExecSubject {
   // prepared trace that says size_checks=off, the consumed state's size, not asked.
   std::uint64_t size();
   void clear();
-  // The pipelining hook (adapter.hpp): the ops about to be performed, in order.
+  // The pipelining hook (adapter.hpp): the ops about to be performed, in order. With
+  // identity=yes it first asks the items of the trace's keys (ExecSession::identities).
   void prepare(const model::Trace& trace);
+  // identity=yes: the adapter and the checker use identity() only when this is true.
+  bool has_identity() const;
+  std::uint64_t identity(std::uint64_t key);
+  void identities(const std::vector<std::uint64_t>& keys) { session_->identities(keys); }
 
  private:
   using Slot = exec_detail::Slot;
@@ -378,6 +411,18 @@ class ExecSubject {
 // same signal, so that no subject outlives an interrupted auditor. The CLI calls it; a
 // program that handles these signals itself should stop its sessions instead.
 void stop_subjects_on_fatal_signals();
+
+// For an audit that reports what it found when interrupted: handlers for the same
+// signals that kill every subject's process group and note the signal, which
+// audit_stop_signal() then returns (0 before any); the program goes on, its exchange
+// under way fails at once (and must be discarded), and no subject is started again. A
+// second signal ends the program at once (the default action). The CLI stops its audit
+// (AuditOptions::stop), writes its report and then ends by the same signal.
+void stop_audit_on_fatal_signals();
+int audit_stop_signal() noexcept;
+// The same stop after `seconds` of wall time (a SIGALRM from an interval timer, which
+// audit_stop_signal() then returns): the CLI's --time-limit.
+void stop_audit_after(double seconds);
 
 // The auditor itself ran out of memory during an exec audit or replay. The subject runs
 // in its own process, so an allocation failure in the auditor's is a limit of the

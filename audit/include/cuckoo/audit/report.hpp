@@ -135,6 +135,9 @@ struct Report {
   RunEnvironment environment;
   std::vector<ClaimResult> results;
   std::vector<Plot> plots;
+  // Empty when the audit ran to its end; else why and when it stopped early ("SIGINT
+  // after 12.3 s"): its unfinished claims are SKIP, never PASS.
+  std::string stopped;
 
   bool all_passed() const {
     for (const ClaimResult& r : results) {

@@ -54,6 +54,8 @@ struct TraceOutcome {
   TraceCounters counters;
 };
 
+struct Finding;  // below
+
 struct TraceCheckPlan {
   std::string claim;          // "C1"
   std::string engine;         // "filter", or an adapter's name
@@ -89,6 +91,15 @@ struct TraceCheckPlan {
   std::size_t confirm_replays = 0;
   // Added to the summary of a finding of this plan (what else may be at fault).
   std::string hint;
+  // Stopping early (an interrupted audit): when set and true, checked before each trace,
+  // after it and before each shrinking attempt, the plan stops; a trace that was running
+  // when it became true counts for nothing (PlanCoverage::unfinished).
+  std::function<bool()> stop;
+  // Called with true before a counterexample is shrunk and with false after (before its
+  // final check): an exec subject shortens its timeout after a hang meanwhile.
+  std::function<void(bool)> shrinking;
+  // Called as each finding enters the ledger (shrunk and confirmed).
+  std::function<void(const Finding&)> on_finding;
 };
 
 // ---- claims reported by what broke (the adapter audit) ----------------------------------
@@ -137,6 +148,7 @@ struct PlanCoverage {
   std::size_t set_aside_traces = 0;
   std::string set_aside;  // "size_checks=off"
   bool own_claim_failed = false;  // it stopped at a violation of its own claim
+  bool unfinished = false;        // stopped early (TraceCheckPlan::stop) before its last trace
   double seconds = 0;
 };
 
@@ -192,6 +204,8 @@ std::string annotate_failing_op(const std::string& trace_text, const model::Viol
 Counterexample make_counterexample(const model::Trace& failing, const model::Violation& violation,
                                    const std::function<TraceOutcome(const model::Trace&)>& check,
                                    std::size_t max_shrink_attempts = kDefaultShrinkAttempts,
-                                   double max_shrink_seconds = 0);
+                                   double max_shrink_seconds = 0,
+                                   const std::function<bool()>& stop = {},
+                                   const std::function<void(bool)>& shrinking = {});
 
 }  // namespace cuckoo::audit

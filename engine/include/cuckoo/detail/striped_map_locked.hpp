@@ -20,6 +20,11 @@
 // load_factor, stats) keep running; size() may show a count from the middle of the
 // view's changes (as with concurrent inserts: each change counted fully or not at all).
 //
+// Fairness. The stripe locks are spin locks, not queues: a thread that takes the view
+// again as soon as it lets it go, in a tight loop, can keep another thread's lock_table,
+// copy, growth or clear waiting for as long as the loop runs (libcuckoo's spin locks do
+// the same). Leave other threads a gap between views.
+//
 // The holding thread. The stripe locks are not recursive: the map's own members that
 // take a stripe, called by the thread that holds the view, would wait for themselves
 // forever (libcuckoo documents that as a deadlock). Here the map detects it with one

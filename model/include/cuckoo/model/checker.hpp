@@ -213,7 +213,7 @@ class FilterChecker : private CheckerBase {
    public:
     IdentityScope(S& subject, MultisetModel& model) : model_(model) {
       if constexpr (HasIdentity<S>) {
-        if (!model.has_identity()) {
+        if (!model.has_identity() && identity_available(subject)) {
           model.set_identity([&subject](std::uint64_t key) {
             return static_cast<std::uint64_t>(subject.identity(key));
           });

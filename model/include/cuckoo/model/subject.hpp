@@ -24,6 +24,10 @@
 //                                                partial-key cuckoo filter: fingerprint
 //                                                and smaller bucket index); see
 //                                                multiset_model.hpp for the rules
+//   has_identity()            -> bool            with identity(): false when identity() is
+//                                                not available for this instance (an
+//                                                external subject that did not declare
+//                                                it); identity() is then not called
 //   max_copies(key)           -> integer         filters: copies of key's identity it can
 //                                                hold (2b; b when both buckets coincide)
 //   count(key)                -> integer         filters: copies of key's identity it
@@ -122,6 +126,19 @@ template <class S>
 concept HasIdentity = requires(S& s, std::uint64_t key) {
   { s.identity(key) } -> std::convertible_to<std::uint64_t>;
 };
+// identity() exists and, if the subject says whether it is available (has_identity()),
+// it is.
+template <class S>
+bool identity_available(S& s) {
+  if constexpr (!HasIdentity<S>) {
+    (void)s;
+    return false;
+  } else if constexpr (requires { { s.has_identity() } -> std::convertible_to<bool>; }) {
+    return static_cast<bool>(s.has_identity());
+  } else {
+    return true;
+  }
+}
 template <class S>
 concept HasMaxCopies = requires(S& s, std::uint64_t key) {
   { s.max_copies(key) } -> std::convertible_to<std::uint64_t>;
