@@ -87,35 +87,38 @@ struct CompiledFilterShape {
       __builtin_prefetch(data + byte);
       if constexpr (kBucketBytes > 1) __builtin_prefetch(data + byte + kBucketBytes - 1);
     }
-    // The bucket's word, zero fields where the slot equals fp (SWAR, packed_table.hpp):
-    // nonzero at a slot's high bit iff some slot of the bucket holds fp. The word's bits
-    // above the bucket (the next bucket, or padding) only receive borrows and are
-    // cleared by kHi.
-    [[gnu::always_inline]] std::uint64_t zero_marks(std::uint64_t byte,
-                                                    std::uint64_t fp_lanes) const noexcept {
+    // The bucket's word with fp's lanes (fp * lo) xored out, SWAR-tested for a zero
+    // field (packed_table.hpp): nonzero at a slot's high bit iff some slot of the bucket
+    // holds fp. The word's bits above the bucket (the next bucket, or padding) only
+    // receive borrows and are cleared by kHi. lo is kLo (see lo()).
+    [[gnu::always_inline]] std::uint64_t zero_marks(std::uint64_t byte, std::uint64_t fp_lanes,
+                                                    std::uint64_t lo) const noexcept {
       std::uint64_t w;
       std::memcpy(&w, data + byte, sizeof w);
       if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
       const std::uint64_t v = w ^ fp_lanes;
-      return (v - kLo) & ~v;
+      return (v - lo) & ~v;
     }
     // Whether the bucket at `byte` holds fp.
     [[gnu::always_inline]] bool holds(std::uint64_t byte, std::uint32_t fp) const noexcept {
-      return (zero_marks(byte, lanes_of(fp)) & kHi) != 0;
+      const std::uint64_t l = lo();
+      return (zero_marks(byte, fp * l, l) & kHi) != 0;
     }
     // Whether either bucket holds fp: both words loaded and tested before one branch.
     [[gnu::always_inline]] bool holds_either(std::uint64_t byte1, std::uint64_t byte2,
                                              std::uint32_t fp) const noexcept {
-      const std::uint64_t lanes = lanes_of(fp);
-      return ((zero_marks(byte1, lanes) | zero_marks(byte2, lanes)) & kHi) != 0;
+      const std::uint64_t l = lo();
+      const std::uint64_t lanes = fp * l;
+      return ((zero_marks(byte1, lanes, l) | zero_marks(byte2, lanes, l)) & kHi) != 0;
     }
-    // fp in every slot: fp * kLo as one multiply. GCC expands a multiply by a constant
-    // with 3 or 4 set bits into 4 or 5 shifts and adds; kLo passed through an empty asm
-    // is a register the caller's loop loads once, so the multiply stays one imul.
-    [[gnu::always_inline]] static std::uint64_t lanes_of(std::uint32_t fp) noexcept {
+    // kLo, through an empty asm: a value the caller's loop loads into one register once,
+    // used by both the multiply that spreads fp to every lane (GCC would expand a
+    // multiply by a constant of 3 or more set bits into 4 or 5 shifts and adds) and the
+    // subtraction (which would otherwise want its own copy of the constant).
+    [[gnu::always_inline]] static std::uint64_t lo() noexcept {
       std::uint64_t lo = kLo;
       if constexpr (Slots > 2) asm("" : "+r"(lo));
-      return fp * lo;
+      return lo;
     }
   };
 };
