@@ -87,7 +87,8 @@ TYPED_TEST_SUITE(CompiledShapeTest, CompiledShapes, ShapeNames);
 TYPED_TEST(CompiledShapeTest, DispatchesToItsOwnShape) {
   using Shape = TypeParam;
   const FilterShapeId id =
-      cuckoo::detail::filter_shape_id(Shape::kBits, Shape::kSlots, cuckoo::detail::BucketLayout::kUnsorted);
+      cuckoo::detail::filter_shape_id(Shape::kBits, Shape::kSlots,
+                                      cuckoo::detail::BucketLayout::kUnsorted);
   ASSERT_NE(id, FilterShapeId::kGeneric);
   EXPECT_EQ(dispatched_params(id), std::make_pair(Shape::kBits, Shape::kSlots));
   const CuckooFilter filter(config_for(Shape::kBits, Shape::kSlots, 64, 1));
@@ -147,12 +148,14 @@ TYPED_TEST(CompiledShapeTest, AgreesWithTheGenericPathOnRandomSequences) {
         for (std::uint64_t i = 0; i < key_range; ++i) keys[i] = i;
         const std::unique_ptr<bool[]> a(new bool[keys.size()]);
         const std::unique_ptr<bool[]> g(new bool[keys.size()]);
-        compiled.contains_many(std::span<const std::uint64_t>(keys), std::span<bool>(a.get(), keys.size()));
-        generic.contains_many(std::span<const std::uint64_t>(keys), std::span<bool>(g.get(), keys.size()));
+        const std::span<const std::uint64_t> key_span(keys);
+        compiled.contains_many(key_span, std::span<bool>(a.get(), keys.size()));
+        generic.contains_many(key_span, std::span<bool>(g.get(), keys.size()));
         for (std::uint64_t i = 0; i < key_range; ++i) {
           ASSERT_EQ(a[i], g[i]) << "contains_many, key " << i;
           ASSERT_EQ(a[i], compiled.contains(i)) << "contains_many against contains, key " << i;
-          ASSERT_EQ(a[i], oracle_contains(compiled, i)) << "contains_many against the oracle, key " << i;
+          ASSERT_EQ(a[i], oracle_contains(compiled, i))
+              << "contains_many against the oracle, key " << i;
         }
       } else {
         compiled.clear();

@@ -37,11 +37,12 @@
 //
 // Batched lookup. contains_many() keeps many keys' cache misses in flight instead of one
 // key's, which is what bounds one-key-at-a-time lookup in a table larger than the cache.
-// For compiled and one-word shapes (below) with an empty stash it is a pipeline: while key i is
-// probed, key i + kBatchAhead is hashed, placed and both its buckets prefetched; a ring
-// of kBatchAhead entries keeps each key's bucket positions and fingerprint between the
-// two, and the probe is the compiled shape's or PackedTable::OneWordProbe::holds,
-// contains_one_word's own test (one dispatch per batch). Otherwise (wider buckets, or stashed items) it hashes and prefetches a group
+// For compiled and one-word shapes (below) with an empty stash it is a pipeline: while
+// key i is probed, key i + kBatchAhead is hashed, placed and both its buckets
+// prefetched; a ring of kBatchAhead entries keeps each key's bucket positions and
+// fingerprint between the two, and the probe is the compiled shape's or
+// PackedTable::OneWordProbe::holds, contains_one_word's own test (one dispatch per
+// batch). Otherwise (wider buckets, or stashed items) it hashes and prefetches a group
 // of kBatchGroup keys, then probes the group with holds_fingerprint(), the code contains()
 // runs. Either way the answers are contains()'s (tested for every shape and length).
 //
@@ -66,7 +67,8 @@
 // engine/tests/filter_shapes_test.cpp); hashing and placement are shared code.
 //
 // Stash. kStashSlots entries of (fingerprint, bucket1, bucket2). contains() consults it
-// after both buckets, behind one "stash empty" branch; erase() removes from it when
+// after both buckets, on the generic path (which every lookup takes while the stash is
+// not empty) behind one "stash empty" branch; erase() removes from it when
 // neither bucket holds the fingerprint. After an erase frees a table slot, every stash
 // entry is offered its two buckets again (direct placement only, no kicks), so the stash
 // drains as the table empties.
@@ -475,8 +477,9 @@ class BasicCuckooFilter
   // use_generic_lookup()).
   detail::FilterShapeId lookup_shape() const noexcept { return table_shape_; }
   // For the verification suite: this filter's lookups take the generic runtime path,
-  // whatever its shape, until it is assigned or deserialized. Answers do not change
-  // (tests compare the two paths); nothing else does either. Copies keep it.
+  // whatever its shape. Answers do not change (tests compare the two paths); nothing
+  // else does either. Copies keep it; an assignment takes the source's choice, and
+  // deserialize() picks the compiled shape again.
   void use_generic_lookup() noexcept {
     table_shape_ = detail::FilterShapeId::kGeneric;
     stash_changed();
@@ -538,7 +541,8 @@ class BasicCuckooFilter
         shape_(table_shape_),
         max_kicks_(shape.max_kicks) {}
 
-  static detail::FilterShapeId compiled_shape_of(const detail::BasicPackedTable<Allocator>& t) noexcept {
+  static detail::FilterShapeId compiled_shape_of(
+      const detail::BasicPackedTable<Allocator>& t) noexcept {
     return detail::filter_shape_id(t.bits(), t.slots(), t.layout());
   }
 
@@ -623,12 +627,9 @@ class BasicCuckooFilter
   [[gnu::always_inline]] bool holds_compiled(Shape, std::uint64_t h) const noexcept {
     const Placement p = Shape::placement(h, table_.bucket_count());
     const typename Shape::Probe probe{table_.data().data()};
-    if (probe.holds_either(probe.first_byte(p.bucket1), probe.first_byte(p.bucket2),
-                           p.fingerprint)) {
-      return true;
-    }
     // No stash check: shape_ names a compiled shape only while the stash is empty.
-    return false;
+    return probe.holds_either(probe.first_byte(p.bucket1), probe.first_byte(p.bucket2),
+                              p.fingerprint);
   }
 
   // Shapes without a compiled lookup: out of line, so that callers inline only the
@@ -636,7 +637,6 @@ class BasicCuckooFilter
   [[gnu::noinline]] bool contains_generic(std::uint64_t h) const noexcept {
     return holds_fingerprint(placement_of_hash(h));
   }
-
 
   // Not one word: wider unsorted buckets, and semi-sorted ones with f > 16
   // (PackedTable::contains dispatches to semi_contains).
