@@ -1,4 +1,5 @@
-// Filter benchmarks (issue 7, items 1-4) and the memory floor (issue 5's missing figure).
+// Filter benchmarks (inserts, lookups, bits per item, against Bloom and std::unordered_set)
+// and the memory floor they are measured against.
 //
 // For every size n of CUCKOO_BENCH_SIZES and f in {12, 16} (b = 4), in one process run:
 //   filter/insert/fF/N           insert n keys into a filter of ceil(n / 0.95) slots
@@ -249,7 +250,7 @@ void filter_lookup(benchmark::State& state, unsigned bits, std::uint64_t items, 
 // (positive queries must all hit, negative ones give the filter's false-positive rate);
 // 1: one mix round (only timed: its answers are not the filter's). The power-of-two
 // form is counted by bench_instructions only (these tables are not a power of two).
-// Context for the README's account of the one-key targets, no target.
+// Context for docs/performance.md's account of the one-key targets, no target.
 void filter_fixed_lookup(benchmark::State& state, std::uint64_t items, QueryKind kind, int form) {
   const FilledFilter& f = filled_filter(12, items);
   const cuckoo::bench::FixedShapeTable fixed(f.filter, /*huge_pages=*/true);
@@ -398,7 +399,7 @@ void two_lines(benchmark::State& state, const Region& r) {
 // two_lines with the loads issued as prefetches a group ahead, as contains_many() does:
 // per group of kPrefetchGroup ops, hash each op's counter and prefetch its two lines,
 // then read one word of each and combine. The floor a batched two-bucket lookup can
-// approach (issue 13).
+// approach.
 constexpr std::size_t kPrefetchGroup = 24;  // CuckooFilter::kBatchGroup
 void two_lines_prefetched(benchmark::State& state, const Region& r) {
   const std::byte* base = r.data();
@@ -572,7 +573,7 @@ void register_size(std::uint64_t n) {
           ->Unit(benchmark::kMillisecond);
     }
     if constexpr (kFilterHasSemiSorted) {
-      // Semi-sorted buckets, same f: the space/time trade (issue 13: lookups within 1.5x).
+      // Semi-sorted buckets, same f: the space/time trade (target: lookups within 1.5x).
       const unsigned key = bits + kSemiKey;
       benchmark::RegisterBenchmark(bench_name({"filter_semi", "insert", f, size}).c_str(),
                                    [=](benchmark::State& s) { filter_insert(s, key, n); })

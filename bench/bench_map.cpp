@@ -1,4 +1,4 @@
-// Exact-table benchmarks (issue 7, items 4 and 5).
+// Exact-table benchmarks: CuckooMap, SmartCuckoo and ClassicCuckoo against their peers.
 //
 //   map/{cuckoo_map,absl_flat_hash_map,libcuckoo,unordered_map}/
 //       {insert_presized,insert_growing,find_hit,find_miss,erase}/N
@@ -79,12 +79,14 @@ std::unique_ptr<StdMap> make_std_map(std::uint64_t items, Sizing sizing) {
   if (sizing == Sizing::kPresized) m->reserve(items);
   return m;
 }
-bool map_insert(Map& m, std::uint64_t k) { return m.insert(k, k) == InsertResult::kInserted; }
+bool map_insert(Map& m, std::uint64_t k) {
+  return m.insert_outcome(k, k) == InsertResult::kInserted;
+}
 bool map_insert(StdMap& m, std::uint64_t k) { return m.emplace(k, k).second; }
 bool map_insert(AbslMap& m, std::uint64_t k) { return m.emplace(k, k).second; }
 bool map_insert(LibcuckooMap& m, std::uint64_t k) { return m.insert(k, k); }
 std::uint64_t map_find(const Map& m, std::uint64_t k) {
-  const std::uint64_t* v = m.find(k);
+  const std::uint64_t* v = m.find_value(k);
   return v != nullptr ? *v | 1 : 0;
 }
 // The standard-shaped maps (std::unordered_map, absl::flat_hash_map).
@@ -97,7 +99,7 @@ std::uint64_t map_find(const LibcuckooMap& m, std::uint64_t k) {
   std::uint64_t v = 0;
   return m.find(k, v) ? v | 1 : 0;
 }
-bool map_erase(Map& m, std::uint64_t k) { return m.erase(k); }
+bool map_erase(Map& m, std::uint64_t k) { return m.erase(k) == 1; }
 bool map_erase(StdMap& m, std::uint64_t k) { return m.erase(k) == 1; }
 bool map_erase(AbslMap& m, std::uint64_t k) { return m.erase(k) == 1; }
 bool map_erase(LibcuckooMap& m, std::uint64_t k) { return m.erase(k); }
@@ -113,7 +115,8 @@ std::unique_ptr<AbslMap> make_for(const AbslMap*, std::uint64_t items, Sizing si
   return m;
 }
 // libcuckoo, used from one thread (its locks uncontended): the single-threaded peer the
-// issue compares against. reserve(n) sizes it for n items at its own load factor.
+// performance targets compare against. reserve(n) sizes it for n items at its own load
+// factor.
 std::unique_ptr<LibcuckooMap> make_for(const LibcuckooMap*, std::uint64_t items, Sizing sizing) {
   auto m = std::make_unique<LibcuckooMap>();
   if (sizing == Sizing::kPresized) m->reserve(items);

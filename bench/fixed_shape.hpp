@@ -1,4 +1,4 @@
-// The experiment behind the README's account of issue 13's 50-instruction target: the
+// The experiment behind docs/performance.md's account of the 50-instruction target: the
 // default shape's filter lookup written with f = 12 and b = 4 as constants, over a copy
 // of a CuckooFilter's table in the same layout (4 slots of 12 bits, 6 bytes a bucket).
 // bench_instructions counts its instructions (fixed_* kinds) and bench_filter times it

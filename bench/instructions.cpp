@@ -1,5 +1,5 @@
-// Instructions per filter lookup (issue 13: "at most 50 instructions per lookup for the
-// default shape"), counted by valgrind's callgrind, since the VMs we run on expose no
+// Instructions per filter lookup (the target: "at most 50 instructions per lookup for
+// the default shape"), counted by valgrind's callgrind, since the VMs we run on expose no
 // hardware counters. ci/bench-instructions runs this program once per kind with N keys
 // and divides the difference of two instruction totals by N:
 //   lookup (key hash included) = (KIND - loop) / N;   key hash = (hash - loop) / N.

@@ -4,7 +4,7 @@
 usage: report.py [--out results.md] [--strict] RESULT.json...
 
 Every row is a figure, the baseline measured in the same run, their ratio (figure divided
-by baseline, in the row's unit) and, where issue 7 sets one, the target and whether it
+by baseline, in the row's unit) and, where a performance target is set, the target and whether it
 was met. --strict exits 1 when a target was missed (timings: only on a quiet machine).
 """
 import argparse
@@ -156,7 +156,7 @@ def filter_rows(t, B):
                     t.row("batched negative lookup (contains_many)", ns, "ns/op",
                           "negative lookup one at a time", one,
                           "<= 0.5x" if is10m else None, (ns <= 0.5 * one) if is10m else None)
-            # Issue 13, default shape at 10M and 100M: one key at a time within 2.2x the
+            # Default shape at 10M and 100M: one key at a time within 2.2x the
             # scalar floor, batched within 1.3x the prefetched floor.
             big = size in ("10M", "100M") and bits == 12
             pref = B.get(f"floor/two_lines_prefetched/huge/{f}/{size}")
@@ -164,7 +164,7 @@ def filter_rows(t, B):
                 b = get(kind)
                 if b and floor and big:
                     ns = ns_per_op(b)
-                    t.row(f"{kind.replace('_', ' ')}, one at a time (issue 13)", ns, "ns/op",
+                    t.row(f"{kind.replace('_', ' ')}, one at a time", ns, "ns/op",
                           "floor: two hashed lines (huge pages)", floor_ns, "<= 2.2x floor",
                           ns <= 2.2 * floor_ns)
             # The fixed-shape experiment (bench/fixed_shape.hpp): context for the one-key
@@ -184,7 +184,7 @@ def filter_rows(t, B):
             if bpos and get("lookup_positive"):
                 t.row("batched positive lookup (contains_many)", ns_per_op(bpos), "ns/op",
                       "positive lookup one at a time", ns_per_op(get("lookup_positive")))
-            # Issue 13: semi-sorted buckets, lookups within 1.5x the unsorted filter's.
+            # Semi-sorted buckets, lookups within 1.5x the unsorted filter's.
             semi_ins = B.get(f"filter_semi/insert/{f}/{size}")
             if semi_ins and ins:
                 t.row(f"semi-sorted: bits per item (load {semi_ins['load']:.4f})",
@@ -234,8 +234,8 @@ def filter_rows(t, B):
 
 MAP_OPS = ("insert_presized", "insert_growing", "find_hit", "find_miss", "erase")
 
-# Targets at 10M items, as limits on CuckooMap / peer in ns per op: issue 7 against
-# std::unordered_map (inserts <= 1.2x, finds faster), issue 13 against absl::flat_hash_map
+# Targets at 10M items, as limits on CuckooMap / peer in ns per op: the first targets against
+# std::unordered_map (inserts <= 1.2x, finds faster), the later ones against absl::flat_hash_map
 # and libcuckoo used from one thread.
 MAP_PEERS = (
     ("absl_flat_hash_map", "absl::flat_hash_map",
@@ -260,7 +260,7 @@ def map_rows(t, B):
                 m, a = many[op], absl[op]
                 one = B.get(f"map/cuckoo_map/{op}/{size}")
                 if m and a:
-                    # Issue 13: batched hits at most 0.6x absl's one-at-a-time find.
+                    # Batched hits at most 0.6x absl's one-at-a-time find.
                     limit = 0.6 if is10m and op == "find_hit" else None
                     t.row(f"find_many, {op[5:]} keys", ns_per_op(m), "ns/op",
                           "absl::flat_hash_map find, one at a time", ns_per_op(a),
@@ -284,9 +284,9 @@ def map_rows(t, B):
                 t.row(f"{op.replace('_', ' ')}{extra}", va, "ns/op", label, vb,
                       f"<= {limit}x" if limit else None,
                       (va <= limit * vb) if limit else None)
-                # The bound of the presized row (README, Performance): the same inserts
+                # The bound of the presized row (docs/performance.md): the same inserts
                 # into a CuckooMap reserved to end at the peers' 60 % load. Context, no
-                # target: reserve(n) plans for 90 % and the issue's target is on that row.
+                # target: reserve(n) plans for 90 % and the target is on that row.
                 low = B.get(f"map/cuckoo_map/insert_presized_load60/{size}")
                 if op == "insert_presized" and peer != "unordered_map" and low:
                     t.row("insert presized to 60 % load (reserve(n / 0.6))", ns_per_op(low),
@@ -319,7 +319,7 @@ def count_label(n):
     return str(n)
 
 
-# Issue 15: the lock-free filter at 2 threads, at least 1.2x the Mops/s that the authors
+# The lock-free filter at 2 threads, at least 1.2x the Mops/s that the authors
 # of the lock-free K-CAS cuckoo filter report on this kind of machine (8-bit tags, 2
 # threads, aggregate), per (keys, mix).
 LOCKFREE_PEER_MOPS = {("2M", "r50-w50"): 50.6, ("2M", "r90-w10"): 71.2,
@@ -327,7 +327,7 @@ LOCKFREE_PEER_MOPS = {("2M", "r50-w50"): 50.6, ("2M", "r90-w10"): 71.2,
 
 
 def lockfree_rows(t, B, ctx):
-    """Issue 15: the lock-free filter's throughput, negative lookups and memory, each
+    """The lock-free filter's throughput, negative lookups and memory, each
     against a figure of the same run or the peer's published one."""
     if not any("/lockfree/" in n for n in B):
         return
@@ -363,7 +363,7 @@ def lockfree_rows(t, B, ctx):
     rows = [(label, suffix, mix) for label, suffix in sizes for mix in ("r50-w50", "r90-w10")
             if get("filter", "lockfree", mix, suffix, 2)]
     if rows:
-        t.section("lock-free filter, 2 threads, absolute throughput (issue 15: >= 1.2x the "
+        t.section("lock-free filter, 2 threads, absolute throughput (target: >= 1.2x the "
                   "lock-free K-CAS filter's published figure, 8-bit tags, 2 threads)")
         for label, suffix, mix in rows:
             b = get("filter", "lockfree", mix, suffix, 2)
@@ -380,7 +380,7 @@ def lockfree_rows(t, B, ctx):
                  if get("filter_negative", "lockfree", None, suffix, 1)]
     if negatives:
         t.section("lock-free filter, negative lookups one key at a time, same table and load "
-                  "as CuckooFilter (issue 15: 1 thread <= 1.1x CuckooFilter)")
+                  "as CuckooFilter (target: 1 thread <= 1.1x CuckooFilter)")
         for label, suffix in negatives:
             lf = get("filter_negative", "lockfree", None, suffix, 1)
             single = get("filter_negative", "single", None, suffix, 1)
@@ -417,7 +417,7 @@ def lockfree_rows(t, B, ctx):
               and get("filter_negative", "single", None, suffix, 1)]
     if memory:
         t.section("lock-free filter memory vs CuckooFilter, f = 12, b = 4, same items "
-                  "(issue 15: <= 1.05x per item without the version bits)")
+                  "(target: <= 1.05x per item without the version bits)")
         for label, suffix in memory:
             lf = get("filter_negative", "lockfree", None, suffix, 1)
             single = get("filter_negative", "single", None, suffix, 1)
@@ -463,17 +463,17 @@ def concurrent_rows(t, B):
                               mops(b), "Mops/s",
                               "single-threaded engine" if single else None,
                               mops(single) if single else None)
-    # Issue 13: the striped filter at 2 threads on 2M keys: >= 50 Mops/s at 50/50 and >= 70
+    # The striped filter at 2 threads on 2M keys: >= 50 Mops/s at 50/50 and >= 70
     # Mops/s at 90/10.
     for mix, floor in (("r50-w50", 50.0), ("r90-w10", 70.0)):
         b = B.get(f"concurrent/filter/striped/{mix}/threads:2")
         if b:
             if not any(r[0] == "section" and r[1].startswith("striped filter, 2 threads")
                        for r in t.rows):
-                t.section("striped filter, 2 threads, absolute throughput (issue 13)")
+                t.section("striped filter, 2 threads, absolute throughput")
             t.row(f"striped {mix}, 2 threads", mops(b), "Mops/s", target=f">= {floor:g} Mops/s",
                   met=mops(b) >= floor)
-    # Issue 13: the striped map at least 1.3x libcuckoo's throughput in every cell.
+    # The striped map at least 1.3x libcuckoo's throughput in every cell.
     cells = [(mix, threads) for mix in ("r90-w10", "r50-w50", "r10-w90") for threads in (1, 2)
              if B.get(f"concurrent/map/libcuckoo/{mix}/threads:{threads}")]
     if cells:

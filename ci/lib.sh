@@ -23,6 +23,10 @@ CUCKOO_BUILD_PACKAGES=(cmake ninja-build g++ make libxxhash-dev libgtest-dev goo
 CUCKOO_CLANG_PACKAGES=(clang-14 libclang-rt-14-dev llvm-14)
 # The headless browser that checks the audit's HTML report (ci/test).
 CUCKOO_BROWSER_PACKAGES=(chromium)
+# xmllint, which checks the audit's junit.xml against audit/tests/junit-strict.xsd (ci/test).
+CUCKOO_XMLLINT_PACKAGES=(libxml2-utils)
 # The interpreter of the Python example subjects that ci/test audits with cuckoo-audit exec
 # (examples/audit/exec/, audit/tests/exec_subjects/); without it those tests skip.
 CUCKOO_EXEC_EXAMPLE_PACKAGES=(python3)
+# The API reference (ci/docs), checked by the default lane's docs tests.
+CUCKOO_DOCS_PACKAGES=(doxygen)

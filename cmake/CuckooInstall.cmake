@@ -7,15 +7,20 @@
 #                         driver that makes an adapter a command (cuckoo/audit/audit_main.hpp,
 #                         installed with the other audit headers)
 #   cuckoo::cuckoo-audit  the command (imported executable)
-# The last three exist when the audit was built (CUCKOO_BUILD_AUDIT or the tests).
+# cuckoo::model exists unless CUCKOO_ENGINE_ONLY; the last three when the audit was built
+# (CUCKOO_BUILD_AUDIT or the tests). pkg-config users get the engine as `cuckoo`
+# (lib/pkgconfig/cuckoo.pc: its include directory, xxhash.h's when that is not a default
+# one, and the threads flag).
 # Build-only dependencies (the warnings target) are linked as $<BUILD_INTERFACE:...> and
 # do not appear in the export.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS cuckoo_engine cuckoo_model EXPORT cuckooTargets
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(DIRECTORY engine/include/cuckoo model/include/cuckoo
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS cuckoo_engine EXPORT cuckooTargets)
+install(DIRECTORY engine/include/cuckoo DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET cuckoo_model)
+  install(TARGETS cuckoo_model EXPORT cuckooTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY model/include/cuckoo DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
 if(TARGET cuckoo_audit)
   install(TARGETS cuckoo_subjects cuckoo_audit EXPORT cuckooTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
@@ -35,3 +40,17 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/cuckooConfigVersion
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cuckooConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/cuckooConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cuckoo)
+
+# cuckoo.pc: paths relative to the installed prefix (${pcfiledir}), so the installed tree
+# can be moved. xxhash.h's directory is named only when the compiler does not search it
+# anyway.
+set(cuckoo_pc_cflags "-I\${includedir}")
+if(NOT CUCKOO_XXHASH_INCLUDE_DIR IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+  string(APPEND cuckoo_pc_cflags " -I${CUCKOO_XXHASH_INCLUDE_DIR}")
+endif()
+file(RELATIVE_PATH cuckoo_pc_to_prefix
+  "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" cuckoo_pc_to_prefix "${cuckoo_pc_to_prefix}")
+configure_file(cmake/cuckoo.pc.in ${CMAKE_CURRENT_BINARY_DIR}/cuckoo.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cuckoo.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

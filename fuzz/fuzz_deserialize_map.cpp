@@ -60,7 +60,7 @@ void check_valid(Map& map, std::span<const std::uint8_t> bytes, const std::strin
   }
   std::set<K> keys;
   for (const auto& [key, value] : map) {
-    const V* found = map.find(key);
+    const V* found = map.find_value(key);
     if (!keys.insert(key).second || found == nullptr || !(*found == value)) {
       fail("iteration visits distinct keys, each found with its value");
     }
@@ -70,9 +70,9 @@ void check_valid(Map& map, std::span<const std::uint8_t> bytes, const std::strin
   K key = probe_key<K>(bytes.size());
   while (map.contains(key)) key = probe_key<K>(keys.size() + bytes.size() + 1);
   const std::size_t size_before = map.size();
-  const cuckoo::InsertResult result = map.insert(key, V{});
+  const cuckoo::InsertResult result = map.insert_outcome(key, V{});
   if (result == cuckoo::InsertResult::kInserted) {
-    if (map.find(key) == nullptr || map.size() != size_before + 1) fail("an inserted key is found");
+    if (map.find_value(key) == nullptr || map.size() != size_before + 1) fail("an inserted key is found");
     if (!map.erase(key) || map.size() != size_before) fail("an inserted key can be erased");
   } else if (result != cuckoo::InsertResult::kFull || map.size() != size_before) {
     fail("a new key is inserted, or refused with kFull changing nothing");

@@ -126,7 +126,7 @@ void check_same_entries(const Map<B>& table, const cuckoo::model::MapModel& mode
   }
   if (seen != model.entries()) fail("the entries of the model " + when, trace);
   for (const auto& [key, value] : model.entries()) {
-    const std::uint64_t* found = table.find(key);
+    const std::uint64_t* found = table.find_value(key);
     if (found == nullptr || *found != value || !table.contains(key)) {
       fail("find " + std::to_string(key) + " => " + std::to_string(value) + " " + when, trace);
     }
@@ -173,8 +173,8 @@ void after_trace(Map<B>& table, const cuckoo::model::MapModel& model, std::size_
   }
   const std::vector<std::uint8_t> empty_bytes = table.serialize();
   if (Map<B>::deserialize(empty_bytes).size() != 0) fail("a moved-from map serializes as empty", trace);
-  if (table.insert(extra, 1) != cuckoo::InsertResult::kInserted || table.find(extra) == nullptr ||
-      *table.find(extra) != 1 || !table.check_invariants().empty()) {
+  if (table.insert_outcome(extra, 1) != cuckoo::InsertResult::kInserted || table.find_value(extra) == nullptr ||
+      *table.find_value(extra) != 1 || !table.check_invariants().empty()) {
     fail("a moved-from map accepts an insert", trace);
   }
   table = std::move(moved);

@@ -38,6 +38,8 @@
 
 #include "cuckoo/audit/audit.hpp"
 #include "cuckoo/audit/exec.hpp"
+#include "cuckoo/audit/exec_concurrent.hpp"
+#include "exec_concurrent_cli.hpp"
 #include "cuckoo/subjects/replay.hpp"
 #include "cuckoo/audit/report.hpp"
 #include "cuckoo/audit/report_writers.hpp"
@@ -72,7 +74,7 @@ const char* const kUsage =
     "       cuckoo-audit exec [--claims C1,C2,...] [--profile quick|standard|full]\n"
     "                         [--seed N] [--out DIR] [--timeout SECONDS]\n"
     "                         [--keys mixed|u64le|decimal] [--claims-file FILE]\n"
-    "                         [--replay TRACE] -- COMMAND [ARGS...]\n"
+    "                         [--replay TRACE] [--concurrent N] -- COMMAND [ARGS...]\n"
     "       cuckoo-audit list\n"
     "       cuckoo-audit --help | --version\n";
 
@@ -112,6 +114,9 @@ const char* const kHelp =
     "                   u64le (8 bytes), decimal\n"
     "  --claims-file F  key=value lines that override the subject's declarations\n"
     "  --replay TRACE   replay a counterexample an exec audit wrote, instead of auditing\n"
+    "  --concurrent N   C10: drive N sessions at once (1..64) of a subject that declares\n"
+    "                   concurrent=M (default: the smaller of M and 4; C10 runs whenever\n"
+    "                   the subject declares it)\n"
     "\n"
     "Exit status: 0 every claim held, 1 a claim failed (or the replayed trace broke\n"
     "one, or the exec subject misbehaved), 2 bad usage or bad input (for exec also: the\n"
@@ -125,7 +130,8 @@ const char* const kHelp =
 constexpr const auto& kExecClaims = audit::adapter_detail::kAdapterClaims;
 
 bool is_exec_claim(const std::string& claim) {
-  return std::find_if(std::begin(kExecClaims), std::end(kExecClaims),
+  // C10: through concurrent sessions (exec_concurrent.hpp), for a subject declaring them.
+  return claim == "C10" || std::find_if(std::begin(kExecClaims), std::end(kExecClaims),
                       [&claim](const char* c) { return claim == c; }) != std::end(kExecClaims);
 }
 
@@ -455,6 +461,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   printer.finish();
 
+  report.environment = audit::collect_run_environment(std::filesystem::current_path());
   audit::write_summary(report, std::cout);
   const std::vector<std::filesystem::path> files = audit::write_reports(report, out_dir);
   std::cout << "reports:";
@@ -556,6 +563,16 @@ int replay_command(const std::vector<std::string>& args) {
   if (!file) usage_error("replay: missing the trace file");
 
   const std::string text = read_trace_file(*file);
+  if (audit::is_concurrent_trace(text)) {
+    const std::size_t hint = text.find(kExecReplayComment);
+    const std::size_t from = hint == std::string::npos ? 0 : hint + kExecReplayComment.size();
+    usage_error(*file + ": a concurrent trace: the trace was written by `cuckoo-audit exec` (C10) for a "
+                "program that serves concurrent sessions through audit/PROTOCOL.md; replay it with "
+                "cuckoo-audit exec --replay " + shell_word(*file) + " -- COMMAND [ARGS...]" +
+                (hint == std::string::npos ? std::string()
+                                           : " (the file names its command: " +
+                                                 text.substr(from, text.find('\n', from) - from) + ")"));
+  }
   model::Trace trace;
   std::optional<model::Violation> violation;
   try {
@@ -576,7 +593,7 @@ int replay_command(const std::vector<std::string>& args) {
   const std::string_view summary = model::claim_summary(violation->claim);
   std::cout << "VIOLATION of " << violation->claim;
   if (!summary.empty()) std::cout << " (" << summary << ")";
-  std::cout << " at op " << violation->op_index << " of " << *file << "\n"
+  std::cout << " at op " << model::op_number(*violation) << " of " << *file << "\n"
             << model::format_violation(*violation, trace) << std::flush;
   return kExitClaimFailed;
 }
@@ -614,27 +631,6 @@ double parse_seconds(std::string_view flag, const std::string& text) {
   return seconds;
 }
 
-// "# key 5 = x35" lines for the keys a trace names, so a reader sees the bytes sent.
-std::string key_legend(const model::Trace& trace, audit::ExecKeys keys) {
-  std::vector<std::uint64_t> seen;
-  for (const model::TraceEntry& e : trace.entries) {
-    if (!model::takes_key(e.op.kind)) continue;
-    if (std::find(seen.begin(), seen.end(), e.op.key) == seen.end()) seen.push_back(e.op.key);
-  }
-  std::sort(seen.begin(), seen.end());
-  std::string legend;
-  if (seen.empty()) return legend;
-  legend = std::string("# keys as the subject saw them (--keys ") + audit::to_string(keys) + "):\n";
-  constexpr std::size_t kMaxListed = 64;
-  for (std::size_t i = 0; i < seen.size() && i < kMaxListed; ++i) {
-    legend += "#   " + std::to_string(seen[i]) + " = " + audit::describe_key(keys, seen[i]) + "\n";
-  }
-  if (seen.size() > kMaxListed) {
-    legend += "#   ... and " + std::to_string(seen.size() - kMaxListed) + " more\n";
-  }
-  return legend;
-}
-
 struct ExecArgs {
   audit::ExecOptions session;
   audit::AuditOptions audit;
@@ -643,6 +639,7 @@ struct ExecArgs {
   bool keys_given = false;
   bool timeout_given = false;
   bool seed_given = false;
+  unsigned concurrent = 0;  // --concurrent N; 0: not given
   std::optional<std::string> claims_file;
   std::vector<std::string> flags;  // the options as given, for the report's command
 };
@@ -651,7 +648,7 @@ const char* const kExecUsage =
     "usage: cuckoo-audit exec [--claims C1,C2,...] [--profile quick|standard|full]\n"
     "                         [--seed N] [--out DIR] [--timeout SECONDS]\n"
     "                         [--keys mixed|u64le|decimal] [--claims-file FILE]\n"
-    "                         [--replay TRACE] -- COMMAND [ARGS...]\n";
+    "                         [--replay TRACE] [--concurrent N] -- COMMAND [ARGS...]\n";
 
 // The replay command for a counterexample file.
 std::string exec_replay_command(const ExecArgs& a, const std::string& trace_path) {
@@ -702,9 +699,15 @@ void warn_on_mismatch(const std::string& file, const model::Trace& trace,
             << std::flush;
 }
 
+// Runs of a concurrent trace replayed with exec --replay.
+constexpr unsigned kConcurrentReplayRuns = 20;
+
 int exec_replay(const ExecArgs& a, audit::ExecSession& session) {
   const std::string& file = *a.replay;
   const std::string text = read_trace_file(file);
+  if (audit::is_concurrent_trace(text)) {
+    return audit::cli::replay_concurrent_trace(session, file, text, kConcurrentReplayRuns, std::cout);
+  }
   model::Trace trace;
   try {
     trace = model::parse_trace(text);
@@ -743,10 +746,10 @@ int exec_replay(const ExecArgs& a, audit::ExecSession& session) {
     std::cout << "VIOLATION of " << violation->claim;
     if (!summary.empty()) std::cout << " (" << summary << ")";
   }
-  std::cout << " at op " << violation->op_index << " of " << file << "\n"
+  std::cout << " at op " << model::op_number(*violation) << " of " << file << "\n"
             << model::format_violation(*violation, trace)
-            << key_legend(model::parse_trace(model::format_violation(*violation, trace)),
-                          session.options().keys)
+            << audit::key_legend(model::parse_trace(model::format_violation(*violation, trace)),
+                                 session.options().keys)
             << std::flush;
   return kExitClaimFailed;
 }
@@ -807,6 +810,10 @@ int exec_command(const std::vector<std::string>& args) {
       a.session.claims_file_name = *a.claims_file;
     } else if (flag == "--replay") {
       a.replay = flags.value(flag);
+    } else if (flag == "--concurrent") {
+      const std::uint64_t n = parse_u64(flag, flags.value(flag));
+      if (n < 1 || n > audit::kMaxExecSessions) usage_error("--concurrent: " + std::to_string(n) + " is outside 1..64");
+      a.concurrent = static_cast<unsigned>(n);
     } else if (flag.rfind("-", 0) == 0) {
       usage_error("exec: unknown option '" + flag + "'");
     } else {
@@ -821,12 +828,24 @@ int exec_command(const std::vector<std::string>& args) {
   if (a.replay && !a.keys_given) {
     // The trace says how its keys were encoded.
     try {
-      const model::Trace header = model::parse_trace(read_trace_file(*a.replay));
-      if (header.parameters.has("keys")) {
+      const std::string text = read_trace_file(*a.replay);
+      if (audit::is_concurrent_trace(text)) {
+        a.session.keys = audit::parse_concurrent_trace(text).keys;
+      } else if (const model::Trace header = model::parse_trace(text); header.parameters.has("keys")) {
         a.session.keys = audit::exec_keys_from_string(header.parameters.get_string("keys"));
       }
     } catch (const model::TraceError& e) {
       usage_error(*a.replay + ": " + e.what());
+    } catch (const std::invalid_argument& e) {
+      usage_error(*a.replay + ": " + e.what());
+    }
+  }
+  if (a.replay) {
+    // The file's key legend is what the subject was sent: replay exactly those bytes.
+    try {
+      a.session.key_bytes = audit::read_key_legend(read_trace_file(*a.replay));
+    } catch (const std::invalid_argument& e) {
+      usage_error(*a.replay + ": key legend, " + e.what());
     }
   }
 
@@ -861,7 +880,38 @@ int exec_command(const std::vector<std::string>& args) {
               << " requests] " << step << "\n"
               << std::flush;
   };
-  audit::Report report = audit::audit_exec(session, a.audit);
+  // C10 (concurrent sessions) runs beside the adapter's claims, when the subject declares
+  // concurrent=M or C10 is asked for; the adapter's audit runs unless only C10 is asked.
+  const std::uint64_t declared_sessions = session.declarations().concurrent;
+  if (a.concurrent != 0 && declared_sessions < a.concurrent) {
+    usage_error("exec: --concurrent " + std::to_string(a.concurrent) + " needs a subject that declares "
+                "concurrent=" + std::to_string(a.concurrent) + " or more (it declares " +
+                (declared_sessions == 0 ? std::string("none") : std::to_string(declared_sessions)) +
+                "; audit/PROTOCOL.md, Concurrent sessions)");
+  }
+  const auto c10 = std::find(a.audit.claims.begin(), a.audit.claims.end(), std::string("C10"));
+  const bool c10_asked = c10 != a.audit.claims.end();
+  const bool run_c10 = c10_asked || (a.audit.claims.empty() && declared_sessions > 0);
+  if (c10_asked) a.audit.claims.erase(c10);
+  const bool run_adapter = !c10_asked || !a.audit.claims.empty();
+  audit::Report report;
+  if (run_adapter) {
+    report = audit::audit_exec(session, a.audit);
+  } else {
+    report.subject = session.declarations().name + " (declares: " + session.declarations().text() +
+                     "; keys=" + audit::to_string(a.session.keys) + ")";
+    report.profile = audit::to_string(a.audit.profile);
+    report.seed = a.audit.seed;
+  }
+  if (run_c10) {
+    audit::ConcurrentAuditOptions concurrent;
+    concurrent.sessions = a.concurrent;
+    concurrent.profile = a.audit.profile;
+    concurrent.seed = a.audit.seed;
+    concurrent.on_step = a.audit.on_step;
+    report.results.push_back(audit::audit_exec_concurrent(session, concurrent));
+    report.seconds += report.results.back().seconds;
+  }
   const std::optional<std::string> note = session.close();
 
   std::vector<std::string> words = {"cuckoo-audit", "exec"};
@@ -875,16 +925,21 @@ int exec_command(const std::vector<std::string>& args) {
   report.tool_version = CUCKOO_VERSION;
   report.started_utc = started_utc;
   report.command = shell_line(words);
+  report.environment = audit::collect_run_environment(std::filesystem::current_path());
+  report.environment.subject_environment = audit::kExecSubjectEnvironment;
   // Counterexamples: the bytes of their keys, and the command that replays them (also
   // as the file's last comment, which `cuckoo-audit replay` quotes).
   for (audit::ClaimResult& r : report.results) {
     if (!r.counterexample) continue;
     audit::Counterexample& cx = *r.counterexample;
-    const std::string legend = key_legend(model::parse_trace(cx.trace), a.session.keys);
+    const std::string legend = audit::is_concurrent_trace(cx.trace)
+                                   ? audit::cli::concurrent_key_legend(cx.trace, a.session.keys)
+                                   : audit::key_legend(model::parse_trace(cx.trace), a.session.keys);
     cx.trace += legend;
     cx.explanation += legend;
     if (!cx.trace_file.empty()) {
       const std::filesystem::path path = a.out_dir / cx.trace_file;
+      std::filesystem::create_directories(path.parent_path());
       cx.replay_command = exec_replay_command(a, path.generic_string());
       cx.trace += std::string(kExecReplayComment) + cx.replay_command + "\n";
       std::ofstream out(path, std::ios::binary | std::ios::trunc);

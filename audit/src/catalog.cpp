@@ -25,7 +25,7 @@ std::vector<ClaimInfo> make_catalog() {
        "and to half that, then queries keys never inserted; the false positive count must "
        "stay under the binomial bound for 1-(1-q)^(2bL) at the load L reached, so a correct "
        "filter fails with probability below 1e-9. q is (2^f+2)/4^f, not DESIGN's 2^-f, "
-       "because fingerprint 0 is stored as 1 (README, Departures); the report also shows "
+       "because fingerprint 0 is stored as 1 (docs/engines.md); the report also shows "
        "the count against 2^-f, for information.",
        {"filter"}},
       {"C3", "reachable load: about 50% (b=1), 84% (b=2), 95% (b=4), 98% (b=8)",
@@ -41,7 +41,7 @@ std::vector<ClaimInfo> make_catalog() {
        "must be below a Bloom filter of the rate the filter reaches (Fan et al.'s "
        "statement). Unsorted rows (b = 4; eps = 2.5% down to 0.01%) are checked against "
        "the side of the target's Bloom figure that f / 0.95 predicts: above it for eps of "
-       "0.3% and more, below it from 0.1% (README, Departures).",
+       "0.3% and more, below it from 0.1% (docs/engines.md).",
        {"filter", "bloom"}},
       {"C5", "erase removes one copy; at most 2b copies of one item",
        "Inserts one item repeatedly: 2b copies are accepted, the next insert answers "

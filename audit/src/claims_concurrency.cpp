@@ -241,9 +241,12 @@ void note_invariants(Tally& tally, const RunResult& run, const std::string& prob
 
 // Adds the C10 task that runs `histories_for(profile)` histories, one a seed drawn from
 // the task seed: `run_one(seed, tally)` runs and checks one and records it.
+// `detected`: what the machine decided (ClaimResult::detected), kept out of the
+// configuration so the result's name is the same everywhere.
 void add_history_task(TaskList& tasks, Profile profile, std::string engine,
                       std::string configuration,
-                      std::function<void(std::uint64_t seed, Tally& tally)> run_one) {
+                      std::function<void(std::uint64_t seed, Tally& tally)> run_one,
+                      std::string detected = {}) {
   const std::size_t histories = histories_for(profile);
   Task task;
   task.claim = "C10";
@@ -259,6 +262,7 @@ void add_history_task(TaskList& tasks, Profile profile, std::string engine,
     }
     TaskOutput out;
     out.results.push_back(result_of(engine, configuration, ctx, tally, start));
+    out.results.back().detected = detected;
     return out;
   };
   tasks.push_back(std::move(task));
@@ -266,7 +270,8 @@ void add_history_task(TaskList& tasks, Profile profile, std::string engine,
 
 template <class Filter>
 void add_filter_task(TaskList& tasks, Profile profile, std::string configuration,
-                     std::function<std::unique_ptr<Filter>(const CuckooFilterConfig&)> make) {
+                     std::function<std::unique_ptr<Filter>(const CuckooFilterConfig&)> make,
+                     std::string detected = {}) {
   add_history_task(tasks, profile, "concurrent-filter", std::move(configuration),
                    [make](std::uint64_t seed, Tally& tally) {
                      const FilterHistoryShape shape = filter_history_shape(seed);
@@ -279,7 +284,8 @@ void add_filter_task(TaskList& tasks, Profile profile, std::string configuration
                      if constexpr (requires { filter->check_invariants(); }) {
                        note_invariants(tally, h.run, filter->check_invariants());
                      }
-                   });
+                   },
+                   std::move(detected));
 }
 
 // ---- maps ---------------------------------------------------------------------------------
@@ -287,7 +293,8 @@ void add_filter_task(TaskList& tasks, Profile profile, std::string configuration
 template <class Map>
 void add_map_task(TaskList& tasks, Profile profile, std::string configuration,
                   std::uint64_t key_range_min,
-                  std::function<std::unique_ptr<Map>(std::uint64_t seed)> make) {
+                  std::function<std::unique_ptr<Map>(std::uint64_t seed)> make,
+                  std::string detected = {}) {
   add_history_task(
       tasks, profile, "concurrent-map", std::move(configuration),
       [key_range_min, make](std::uint64_t seed, Tally& tally) {
@@ -305,7 +312,8 @@ void add_map_task(TaskList& tasks, Profile profile, std::string configuration,
           tally.fulls += map->stats().full_rejections;
         }
         note_invariants(tally, run, map->check_invariants());
-      });
+      },
+      std::move(detected));
 }
 
 CuckooMapConfig map_config(std::uint64_t seed, std::size_t initial, std::size_t max_capacity) {
@@ -328,11 +336,12 @@ std::vector<Backend> coarse_backends() {
           {"random_abort_30%", [] { return sync::HtmPolicy::random(0.3, 0xabad1deaULL); }}};
 }
 
-// The backend a policy really runs, for the task's name: "automatic" is real RTM only
-// where the CPU has it, so the report says which one ran.
-std::string backend_label(const Backend& backend) {
+// The backend a policy really runs: "automatic" is real RTM only where the CPU has it,
+// so the report says which one ran, as a detected value (not in the configuration,
+// whose text names the result the same way on every machine).
+std::string backend_ran(const Backend& backend) {
   const sync::HtmBackend ran = sync::Htm(backend.policy()).effective_backend();
-  return std::string(backend.name) + " (ran: " + std::string(sync::to_string(ran)) + ")";
+  return "htm ran: " + std::string(sync::to_string(ran));
 }
 
 }  // namespace
@@ -341,10 +350,11 @@ void add_concurrency_claims(TaskList& tasks, Profile profile) {
   using U64 = std::uint64_t;
   for (const Backend& backend : coarse_backends()) {
     add_filter_task<CoarseConcurrentFilter>(
-        tasks, profile, "coarse htm=" + backend_label(backend) + " b=1..4 buckets=2..16 keys=4..8",
+        tasks, profile, "coarse htm=" + std::string(backend.name) + " b=1..4 buckets=2..16 keys=4..8",
         [policy = backend.policy](const CuckooFilterConfig& c) {
           return std::make_unique<CoarseConcurrentFilter>(c, policy());
-        });
+        },
+        backend_ran(backend));
   }
   for (const std::size_t stripes : {std::size_t{0}, std::size_t{1}}) {
     add_filter_task<StripedConcurrentFilter>(
@@ -365,11 +375,13 @@ void add_concurrency_claims(TaskList& tasks, Profile profile) {
                                   });
   for (const Backend& backend : coarse_backends()) {
     add_map_task<CoarseConcurrentMap<U64, U64, 1>>(
-        tasks, profile, "coarse htm=" + backend_label(backend) + " B=1 from 1 slot keys=8..12",
-        8, [policy = backend.policy](std::uint64_t seed) {
+        tasks, profile, "coarse htm=" + std::string(backend.name) + " B=1 from 1 slot keys=8..12",
+        8,
+        [policy = backend.policy](std::uint64_t seed) {
           return std::make_unique<CoarseConcurrentMap<U64, U64, 1>>(
               map_config(seed, 1, CuckooMapConfig::kDefaultMaxCapacity), policy());
-        });
+        },
+        backend_ran(backend));
   }
   add_map_task<StripedConcurrentMap<U64, U64, 4>>(
       tasks, profile, "striped B=4 64 slots keys=4..8", 4, [](std::uint64_t seed) {

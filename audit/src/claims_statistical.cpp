@@ -374,7 +374,7 @@ TaskOutput run_c4_filter(const TaskContext& ctx, const m::StatisticalSizes& size
 
 // C4 as Fan et al. state it, for semi-sorted buckets (CuckooFilterConfig::semi_sorted,
 // f - 1 bits a slot): below a Bloom filter's 1.44 log2(1/eps) bits per item for
-// eps < 3%, checked at the rates the issue names. The comparison is at the same false-
+// eps < 3%, checked at the rates the paper names. The comparison is at the same false-
 // positive rate: the filter's rate is its bound 1-(1-q)^(2bL) at the load reached with
 // the smallest f that meets the target (its measured rate must meet the target too), and
 // the Bloom side is 1.44 log2(1/that rate). With whole-bit f the filter's rate is often

@@ -434,10 +434,14 @@ void ExecDeclarations::set(std::string_view key, std::string_view value) {
     } else {
       bad("size is exact, approximate or absent");
     }
+  } else if (key == "concurrent") {  // tagged requests of several sessions (exec_concurrent.hpp)
+    if (!decimal(n, "concurrent is 1..64") || n < 1 || n > 64) bad("concurrent is 1..64");
+    concurrent = static_cast<unsigned>(n);
   } else {
     throw std::invalid_argument("unknown declaration '" + printable(key) +
                                 "' (known: kind, name, capacity, fpr, fingerprint_bits, "
-                                "slots_per_bucket, max_copies, deletes, size, clear)");
+                                "slots_per_bucket, max_copies, deletes, size, clear, "
+                                "concurrent)");
   }
   for (auto& [k, v] : entries) {
     if (k == key) {

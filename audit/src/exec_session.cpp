@@ -477,7 +477,10 @@ void ExecSession::append_request(std::string& out, const Slot& slot) {
   const std::size_t start = out.size();
   // Long keys are encoded once (C6 asks the same keys many times); short ones each time.
   const auto it = hex_cache_.find(slot.key);
-  if (it != hex_cache_.end()) {
+  const auto given = options_.key_bytes.find(slot.key);  // a replayed file's own bytes
+  if (given != options_.key_bytes.end()) {
+    append_protocol_key(out, given->second);
+  } else if (it != hex_cache_.end()) {
     out += it->second;
   } else {
     const std::string bytes = encode_key(options_.keys, slot.key);
@@ -618,7 +621,10 @@ std::optional<ExchangeFailure> ExecSession::exchange(std::vector<Slot>& slots, s
     if (now >= deadline) {
       return fail(r, SubjectFailure::kTimeout,
                   "did not answer '" + describe_request(slots[r]) + "' within " +
-                      seconds_text(options_.timeout_seconds) + " (--timeout); stopped it");
+                      seconds_text(options_.timeout_seconds) +
+                      " (--timeout); stopped it. A subject must flush its stdout after each "
+                      "response (Python: print(..., flush=True) or python3 -u; C: "
+                      "fflush(stdout)); one that is only slow needs a longer --timeout SECONDS");
     }
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1;
     const int ready = ::poll(fds, count, static_cast<int>(std::min<long long>(ms, 1000)));
@@ -731,5 +737,78 @@ std::optional<std::string> ExecSession::close() {
 std::string ExecSession::stderr_tail() const { return process_ ? process_->stderr_tail() : std::string(); }
 
 void ExecSession::count_resync() { ++stats_.resyncs; }
+
+// ---- free-form line I/O, for the concurrent audit (exec_concurrent.cpp) --------------------------
+
+std::optional<SubjectError> ExecSession::pump_lines(std::string& out, std::vector<std::string>& lines,
+                                                    int wait_ms) {
+  if (!process_ || process_->reaped()) {
+    return death_ ? *death_ : SubjectError(SubjectFailure::kExited, "is not running (it failed earlier)");
+  }
+  SubjectProcess& p = *process_;
+  auto fail = [&](SubjectFailure failure, const std::string& message) {
+    SubjectError error(failure, message, p.stderr_tail());
+    process_->stop();
+    process_.reset();
+    death_ = error;
+    return std::optional<SubjectError>(error);
+  };
+  pollfd fds[3];
+  nfds_t count = 0;
+  fds[count++] = pollfd{p.out_fd, POLLIN, 0};
+  const int err_index = p.err_eof ? -1 : static_cast<int>(count);
+  if (!p.err_eof) fds[count++] = pollfd{p.err_fd, POLLIN, 0};
+  const int in_index = out.empty() || p.in_fd < 0 ? -1 : static_cast<int>(count);
+  if (in_index >= 0) fds[count++] = pollfd{p.in_fd, POLLOUT, 0};
+  if (::poll(fds, count, std::max(wait_ms, 0)) < 0 && errno != EINTR) {
+    throw std::system_error(errno, std::generic_category(), "poll");
+  }
+  if (in_index >= 0 && (fds[in_index].revents & (POLLOUT | POLLERR | POLLHUP)) != 0) {
+    const ssize_t written = write_no_sigpipe(p.in_fd, out.data(), std::min<std::size_t>(out.size(), 1 << 16));
+    if (written > 0) {
+      stats_.requests += static_cast<std::uint64_t>(std::count(out.data(), out.data() + written, '\n'));
+      out.erase(0, static_cast<std::size_t>(written));
+    } else if (written < 0 && errno != EAGAIN && errno != EINTR) {
+      p.close_stdin();  // EPIPE: it closed its stdin; its stdout says the rest
+    }
+  }
+  if (err_index >= 0 && fds[err_index].revents != 0) p.read_stderr();
+  if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) p.read_stdout();
+  for (;;) {
+    const std::size_t nl = p.out_buf.find('\n', p.out_pos);
+    if (nl == std::string::npos) break;
+    std::string_view line(p.out_buf.data() + p.out_pos, nl - p.out_pos);
+    p.out_pos = nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.size() > kMaxProtocolLine ||
+        std::any_of(line.begin(), line.end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e;
+        })) {
+      return fail(SubjectFailure::kGarbage, "wrote '" + printable(line) + "', not a line of printable ASCII");
+    }
+    lines.emplace_back(line);
+    ++stats_.responses;
+  }
+  p.out_buf.erase(0, p.out_pos);
+  p.out_pos = 0;
+  if (p.out_buf.size() > kMaxProtocolLine + 2) {
+    return fail(SubjectFailure::kGarbage, "wrote a line longer than " + std::to_string(kMaxProtocolLine) +
+                                              " bytes ('" + printable(p.out_buf, 60) + "')");
+  }
+  if (p.out_eof) {
+    const bool exited = p.wait_exit(std::min(1.0, options_.timeout_seconds));
+    const SubjectFailure kind = !exited        ? SubjectFailure::kClosedOutput
+                                : p.signaled() ? SubjectFailure::kSignaled
+                                               : SubjectFailure::kExited;
+    return fail(kind, exited ? p.status_text() : "closed its stdout (still running: stopped it)");
+  }
+  return std::nullopt;
+}
+
+void ExecSession::stop_subject(const SubjectError& why) {
+  if (process_) process_->stop();
+  process_.reset();
+  death_ = why;
+}
 
 }  // namespace cuckoo::audit

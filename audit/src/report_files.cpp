@@ -71,9 +71,20 @@ std::vector<std::filesystem::path> write_reports(const Report& report,
 }
 
 void write_summary(const Report& report, std::ostream& out) {
-  // One line per (claim, engine), in claim order then report order of engines: the
-  // worst verdict of its configurations, how many there were, and for a failure the
-  // first failing configuration with its summary and replay command.
+  // The run's environment first (when known), then one line per (claim, engine), failing
+  // groups first (then failures that did not reproduce, passes, skips), in claim order then
+  // report order of engines within each: the worst verdict of its configurations, how many
+  // there were, and for a failure the first failing configuration with its summary and
+  // replay command.
+  const RunEnvironment& env = report.environment;
+  if (!env.compiler.empty() || !env.commit.empty() || !env.cpu.empty()) {
+    for (const detail::MetadataRow& row : detail::metadata_rows(report)) {
+      if (row.key == "commit" || row.key == "compiler" || row.key == "cpu" || row.key == "rtm" ||
+          row.key == "subject_environment") {
+        out << row.label << ": " << one_line(row.value) << "\n";
+      }
+    }
+  }
   struct Group {
     std::string claim;
     std::string engine;
@@ -90,7 +101,15 @@ void write_summary(const Report& report, std::ostream& out) {
     }
     it->results.push_back(&r);
   }
-  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+  const auto rank = [](const Group& g) {
+    int best = 3;
+    for (const ClaimResult* r : g.results) best = std::min(best, detail::display_rank(*r));
+    return best;
+  };
+  std::stable_sort(groups.begin(), groups.end(), [&](const Group& a, const Group& b) {
+    const int ra = rank(a);
+    const int rb = rank(b);
+    if (ra != rb) return ra < rb;
     return detail::claim_less(a.claim, b.claim);
   });
 
@@ -110,11 +129,13 @@ void write_summary(const Report& report, std::ostream& out) {
     const char* noun = n == 1 ? " configuration" : " configurations";
     if (worst == Verdict::kFail) {
       out << t.failed << " of " << n << noun << " failed";
-      const auto first = std::find_if(g.results.begin(), g.results.end(), [](const ClaimResult* r) {
-        return r->verdict == Verdict::kFail;
-      });
-      const ClaimResult& f = **first;
+      const std::vector<const ClaimResult*> ordered = detail::failures_first(g.results);
+      const ClaimResult& f = *ordered.front();
+      if (detail::not_reproducible(f)) out << " (not reproducible)";
       out << "; " << one_line(f.configuration) << ": " << one_line(f.summary);
+      if (f.counterexample && f.counterexample->failing_op != 0) {
+        out << " [fails at op " << f.counterexample->failing_op << " of the trace file]";
+      }
       if (f.counterexample && !f.counterexample->replay_command.empty()) {
         out << "\n" << std::string(claim_width + engine_width + 10, ' ')
             << "replay: " << one_line(f.counterexample->replay_command);

@@ -1,9 +1,12 @@
 // report.html: one self-contained page (inline CSS, inline SVG, one inline script; no
 // external resource of any kind, so it opens from a CI artifact or an e-mail).
 //
-// Layout: the run's facts and overall verdict, the summary table (each claim links to
-// its section), then one <section id="claim-<id>" class="claim"> per claim in natural
-// order with its results (figures table, counterexample) and its plots as
+// Layout: the run's facts and overall verdict (metadata_rows: commit, compiler, CPU,
+// RTM, ...), the summary table with failures first (each claim links to its section), the
+// margins to the bounds (section id "margins": every statistical claim's bounded figures,
+// a "not statistical" row for each other claim), then one
+// <section id="claim-<id>" class="claim"> per claim in natural order with its results
+// (failures first; figures table, counterexample) and its plots as
 // <svg class="plot" id="plot-<id>">. Plots whose claim is empty go in a last section
 // "other-plots".
 //
@@ -48,6 +51,12 @@ std::string badge(Verdict v) {
          "</span>";
 }
 
+std::string badge(const ClaimResult& r) {
+  std::string out = badge(r.verdict);
+  if (detail::not_reproducible(r)) out += " <span class=\"meta\">not reproducible</span>";
+  return out;
+}
+
 const char* const kStyle = R"css(
 :root { color-scheme: light; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
@@ -61,6 +70,7 @@ th, td { border: 1px solid #ddd; padding: 4px 8px; text-align: left; vertical-al
 th { background: #f0f0f0; font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.multiline, p.multiline { white-space: pre-line; }
+td.margin.broken { color: #a50e0e; font-weight: 600; }
 table.facts th { width: 140px; }
 .verdict { display: inline-block; min-width: 42px; text-align: center; font-weight: 700;
            border-radius: 4px; padding: 0 6px; font-size: 12px; }
@@ -124,6 +134,11 @@ void write_counterexample(const Counterexample& cx, std::ostream& out) {
         << " operations)</span>";
   }
   out << "</h4>\n";
+  if (cx.failing_op != 0) {
+    out << "<p class=\"failing-op\">Fails at op " << cx.failing_op
+        << " <span class=\"meta\">(the " << cx.failing_op
+        << ". op line after the trace&#39;s engine header)</span></p>\n";
+  }
   if (!cx.explanation.empty()) out << "<p class=\"multiline\">" << h(cx.explanation) << "</p>\n";
   if (!cx.trace.empty()) out << "<pre class=\"trace\">" << h(cx.trace) << "</pre>\n";
   if (!cx.trace_file.empty()) {
@@ -136,14 +151,44 @@ void write_counterexample(const Counterexample& cx, std::ostream& out) {
   out << "</div>\n";
 }
 
+// The margin of every bounded figure of each statistical claim to its bound, and for each
+// other claim a row saying it is not statistical.
+void write_margins(const Report& report, std::ostream& out) {
+  const std::vector<detail::MarginRow> rows = detail::margin_rows(report);
+  if (rows.empty()) return;
+  out << "<section id=\"margins\" class=\"margins\">\n<h2>Margins to the bounds</h2>\n"
+      << "<table class=\"margins\"><thead><tr><th>Claim</th><th>Engine</th><th>Configuration</th>"
+         "<th>Figure</th><th>Measured</th><th>CI</th><th>Relation</th><th>Bound</th>"
+         "<th>Margin</th></tr></thead><tbody>\n";
+  for (const detail::MarginRow& row : rows) {
+    out << "<tr data-claim=\"" << attr(row.claim) << "\"><td><a href=\"#claim-" << attr(row.claim)
+        << "\">" << h(row.claim) << "</a></td>";
+    if (row.figure == nullptr) {
+      out << "<td colspan=\"8\">" << h(row.text) << "</td></tr>\n";
+      continue;
+    }
+    const Figure& f = *row.figure;
+    out << "<td>" << h(row.result->engine) << "</td><td><code>" << h(row.result->configuration)
+        << "</code></td><td>" << h(f.name) << "</td><td class=\"num\">"
+        << h(detail::format_value(f.value, f.unit)) << "</td><td class=\"num\">"
+        << h(detail::format_ci(f)) << "</td><td>" << h(f.relation) << "</td><td class=\"num\">"
+        << h(detail::format_bound(f)) << "</td><td class=\"margin"
+        << ((f.relation == "<=" || f.relation == ">=") && row.margin < 0 ? " broken" : "") << "\">"
+        << h(row.margin_text) << "</td></tr>\n";
+  }
+  out << "</tbody></table>\n</section>\n";
+}
+
 void write_result(const ClaimResult& r, std::ostream& out) {
-  out << "<div class=\"result " << verdict_class(r.verdict) << "\">\n<h3>" << badge(r.verdict)
+  out << "<div class=\"result " << verdict_class(r.verdict) << "\">\n<h3>" << badge(r)
       << " " << h(r.engine);
   if (!r.configuration.empty()) out << " <code>" << h(r.configuration) << "</code>";
   out << "</h3>\n";
   if (!r.summary.empty()) out << "<p class=\"multiline\">" << h(r.summary) << "</p>\n";
   out << "<p class=\"meta\">seed " << r.seed << " &#183; " << r.samples << " samples &#183; "
-      << h(detail::format_seconds(r.seconds)) << "</p>\n";
+      << h(detail::format_seconds(r.seconds));
+  if (!r.detected.empty()) out << " &#183; detected: " << h(r.detected);
+  out << "</p>\n";
   write_figures(r.figures, out);
   if (r.counterexample) write_counterexample(*r.counterexample, out);
   out << "</div>\n";
@@ -172,15 +217,17 @@ void write_html(const Report& report, std::ostream& out) {
       << badge(report.all_passed() ? Verdict::kPass : Verdict::kFail) << " &#160;"
       << totals.passed << " passed, " << totals.failed << " failed, " << totals.skipped
       << " skipped</p>\n";
-  out << "<table class=\"facts\"><tbody>\n"
-      << "<tr><th>Subject</th><td>" << h(report.subject) << "</td></tr>\n"
-      << "<tr><th>Profile</th><td>" << h(report.profile) << "</td></tr>\n"
-      << "<tr><th>Seed</th><td>" << report.seed << "</td></tr>\n"
-      << "<tr><th>Started (UTC)</th><td>" << h(report.started_utc) << "</td></tr>\n"
-      << "<tr><th>Duration</th><td>" << h(detail::format_seconds(report.seconds)) << "</td></tr>\n"
-      << "<tr><th>Tool</th><td>" << h(report.tool + " " + report.tool_version) << "</td></tr>\n"
-      << "<tr><th>Command</th><td><code>" << h(report.command) << "</code></td></tr>\n"
-      << "</tbody></table>\n";
+  out << "<table class=\"facts\"><tbody>\n";
+  for (const detail::MetadataRow& row : detail::metadata_rows(report)) {
+    out << "<tr id=\"meta-" << attr(row.key) << "\"><th>" << h(row.label) << "</th><td>";
+    if (row.key == "command" || row.key == "commit") {
+      out << "<code>" << h(row.value) << "</code>";
+    } else {
+      out << h(row.value);
+    }
+    out << "</td></tr>\n";
+  }
+  out << "</tbody></table>\n";
 
   out << "<h2 id=\"summary\">Summary</h2>\n";
   if (report.results.empty()) {
@@ -188,14 +235,17 @@ void write_html(const Report& report, std::ostream& out) {
   } else {
     out << "<table class=\"summary\"><thead><tr><th>Claim</th><th>Engine</th>"
            "<th>Configuration</th><th>Verdict</th><th>Summary</th></tr></thead><tbody>\n";
-    for (const ClaimResult& r : report.results) {
-      out << "<tr><td><a href=\"#claim-" << attr(r.claim) << "\">" << h(r.claim) << "</a></td><td>"
-          << h(r.engine) << "</td><td><code>" << h(r.configuration) << "</code></td><td>"
-          << badge(r.verdict) << "</td><td class=\"multiline\">" << h(r.summary)
-          << "</td></tr>\n";
+    // Failures first (then failures that did not reproduce, passes, skips), claim order
+    // within each.
+    for (const ClaimResult* r : detail::failures_first(report)) {
+      out << "<tr class=\"" << verdict_class(r->verdict) << "\"><td><a href=\"#claim-"
+          << attr(r->claim) << "\">" << h(r->claim) << "</a></td><td>" << h(r->engine)
+          << "</td><td><code>" << h(r->configuration) << "</code></td><td>" << badge(*r)
+          << "</td><td class=\"multiline\">" << h(r->summary) << "</td></tr>\n";
     }
     out << "</tbody></table>\n";
   }
+  write_margins(report, out);
 
   for (const std::string& claim : claims) {
     std::vector<const ClaimResult*> results;
@@ -206,7 +256,7 @@ void write_html(const Report& report, std::ostream& out) {
     out << "<section id=\"claim-" << attr(claim) << "\" class=\"claim\">\n<h2>" << h(claim)
         << " <span class=\"meta\">" << t.passed << " passed, " << t.failed << " failed, "
         << t.skipped << " skipped</span></h2>\n";
-    for (const ClaimResult* r : results) write_result(*r, out);
+    for (const ClaimResult* r : detail::failures_first(results)) write_result(*r, out);
     for (const Plot& p : report.plots) {
       if (p.claim == claim) write_plot(p, out);
     }

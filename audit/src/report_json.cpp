@@ -139,6 +139,7 @@ void write_counterexample(std::ostream& out, const Counterexample& cx, int inden
   o.field("explanation", json_string(cx.explanation));
   o.field("original_ops", std::to_string(cx.original_ops));
   o.field("shrunk_ops", std::to_string(cx.shrunk_ops));
+  o.field("failing_op", cx.failing_op == 0 ? std::string("null") : std::to_string(cx.failing_op));
   o.close();
 }
 
@@ -152,6 +153,7 @@ void write_result(std::ostream& out, const ClaimResult& r, int indent) {
   o.field("seed", json_seed(r.seed));
   o.field("samples", std::to_string(r.samples));
   o.field("seconds", json_number(r.seconds));
+  o.field("detected", json_string(r.detected));
   write_array(o.open("figures"), r.figures, indent + 2,
               [&](const Figure& f, int i) { write_figure(out, f, i); });
   if (r.counterexample) {
@@ -204,6 +206,19 @@ void write_json(const Report& report, std::ostream& out) {
   o.field("seconds", json_number(report.seconds));
   o.field("command", json_string(report.command));
   o.field("verdict", json_string(detail::overall_verdict(report)));
+  {
+    const RunEnvironment& env = report.environment;
+    const auto or_null = [](const std::string& v) { return v.empty() ? std::string("null") : json_string(v); };
+    ObjectWriter e(o.open("environment"), 2);
+    e.field("commit", or_null(env.commit));
+    e.field("commit_directory", or_null(env.commit_directory));
+    e.field("compiler", or_null(env.compiler));
+    e.field("compiler_flags", or_null(env.compiler_flags));
+    e.field("cpu", or_null(env.cpu));
+    e.field("rtm", env.rtm == "yes" ? "true" : env.rtm == "no" ? "false" : "null");
+    e.field("subject_environment", or_null(env.subject_environment));
+    e.close();
+  }
   {
     ObjectWriter t(o.open("totals"), 2);
     t.field("results", std::to_string(report.results.size()));

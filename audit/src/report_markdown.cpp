@@ -1,6 +1,8 @@
 // report.md: the human summary. GitHub-flavoured Markdown: a header with the run's
-// facts, a summary table, then one section per claim with its results, figures tables
-// and counterexamples. Text from the report is escaped so it stays text: Markdown
+// facts (metadata_rows: commit, compiler, CPU, RTM, ...), a summary table with failures
+// first, the margins to the bounds (every statistical claim's bounded figures, a "not
+// statistical" row for each other claim), then one section per claim with its results
+// (failures first), figures tables and counterexamples. Text from the report is escaped so it stays text: Markdown
 // punctuation is backslash-escaped, < > & become entities (GFM passes raw HTML
 // through), newlines in table cells become <br>, controls and invalid UTF-8 become
 // U+FFFD. Traces and commands go in fenced code blocks whose fence is longer than any
@@ -9,6 +11,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cuckoo/audit/report_writers.hpp"
 #include "report_text.hpp"
@@ -94,13 +97,36 @@ std::string anchor(std::string_view claim) {
   return out;
 }
 
-const char* verdict_cell(Verdict v) {
-  switch (v) {
+std::string verdict_cell(const ClaimResult& r) {
+  switch (r.verdict) {
     case Verdict::kPass: return "PASS";
-    case Verdict::kFail: return "**FAIL**";
+    case Verdict::kFail: return detail::not_reproducible(r) ? "**FAIL** (not reproducible)" : "**FAIL**";
     case Verdict::kSkipped: return "SKIP";
   }
   return "?";
+}
+
+// Every statistical claim's bounded figures with their margin to the bound; a row saying
+// "not statistical" for each other claim.
+void write_margins(const Report& report, std::ostream& out) {
+  const std::vector<detail::MarginRow> rows = detail::margin_rows(report);
+  if (rows.empty()) return;
+  out << "## Margins to the bounds\n\n"
+      << "| Claim | Engine | Configuration | Figure | Measured | CI | Relation | Bound | Margin |\n"
+      << "|---|---|---|---|---:|---|:---:|---:|---|\n";
+  for (const detail::MarginRow& row : rows) {
+    if (row.figure == nullptr) {
+      out << "| " << md(row.claim) << " | | | " << md(row.text) << " | | | | | |\n";
+      continue;
+    }
+    const Figure& f = *row.figure;
+    out << "| " << md(row.claim) << " | " << md(row.result->engine) << " | "
+        << md(row.result->configuration) << " | " << md(f.name) << " | "
+        << md(detail::format_value(f.value, f.unit)) << " | " << md(detail::format_ci(f)) << " | "
+        << md(f.relation) << " | " << md(detail::format_bound(f)) << " | " << md(row.margin_text)
+        << " |\n";
+  }
+  out << "\n";
 }
 
 void write_figures(const std::vector<Figure>& figures, std::ostream& out) {
@@ -123,6 +149,10 @@ void write_counterexample(const Counterexample& cx, std::ostream& out) {
   out << ":";
   if (!cx.explanation.empty()) out << " " << md(cx.explanation);
   out << "\n\n";
+  if (cx.failing_op != 0) {
+    out << "Fails at op " << cx.failing_op << " (the " << cx.failing_op
+        << ". op line after the trace's engine header).\n\n";
+  }
   if (!cx.trace_file.empty()) out << "Trace file: " << md(cx.trace_file) << "\n\n";
   if (!cx.trace.empty()) out << code_block(cx.trace, "text") << "\n";
   if (!cx.replay_command.empty()) out << "Replay:\n\n" << code_block(cx.replay_command, "sh") << "\n";
@@ -138,12 +168,11 @@ void write_markdown(const Report& report, std::ostream& out) {
   out << "**Verdict: " << detail::overall_verdict(report) << "** (" << totals.passed
       << " passed, " << totals.failed << " failed, " << totals.skipped << " skipped)\n\n";
   out << "| | |\n|---|---|\n";
-  out << "| Subject | " << md(report.subject) << " |\n";
-  out << "| Profile | " << md(report.profile) << " |\n";
-  out << "| Seed | " << report.seed << " |\n";
-  out << "| Started (UTC) | " << md(report.started_utc) << " |\n";
-  out << "| Duration | " << md(detail::format_seconds(report.seconds)) << " |\n";
-  out << "| Tool | " << md(report.tool + " " + report.tool_version) << " |\n\n";
+  for (const detail::MetadataRow& row : detail::metadata_rows(report)) {
+    if (row.key == "command") continue;  // below, as a code block
+    out << "| " << md(row.label) << " | " << md(row.value) << " |\n";
+  }
+  out << "\n";
   if (!report.command.empty()) out << "Reproduce with:\n\n" << code_block(report.command, "sh") << "\n";
 
   out << "## Summary\n\n";
@@ -152,24 +181,32 @@ void write_markdown(const Report& report, std::ostream& out) {
   } else {
     out << "| Claim | Engine | Configuration | Verdict | Summary |\n"
         << "|---|---|---|:---:|---|\n";
-    for (const ClaimResult& r : report.results) {
-      out << "| [" << md(r.claim) << "](#" << anchor(r.claim) << ") | " << md(r.engine) << " | "
-          << md(r.configuration) << " | " << verdict_cell(r.verdict) << " | "
-          << md(r.summary, " ") << " |\n";
+    // Failures first, then failures that did not reproduce, passes, skips.
+    for (const ClaimResult* r : detail::failures_first(report)) {
+      out << "| [" << md(r->claim) << "](#" << anchor(r->claim) << ") | " << md(r->engine)
+          << " | " << md(r->configuration) << " | " << verdict_cell(*r) << " | "
+          << md(r->summary, " ") << " |\n";
     }
     out << "\n";
   }
+  write_margins(report, out);
 
   for (const std::string& claim : detail::claims_in_order(report)) {
     out << "## " << md(claim, " ") << "\n\n";
+    std::vector<const ClaimResult*> results;
     for (const ClaimResult& r : report.results) {
-      if (r.claim != claim) continue;
-      out << "### " << to_string(r.verdict) << ": " << md(r.engine, " ");
+      if (r.claim == claim) results.push_back(&r);
+    }
+    for (const ClaimResult* result : detail::failures_first(results)) {
+      const ClaimResult& r = *result;
+      out << "### " << detail::display_verdict(r) << ": " << md(r.engine, " ");
       if (!r.configuration.empty()) out << ", " << md(r.configuration, " ");
       out << "\n\n";
       if (!r.summary.empty()) out << md(r.summary) << "\n\n";
       out << "Seed " << r.seed << ", " << r.samples << " samples, "
-          << md(detail::format_seconds(r.seconds)) << ".\n\n";
+          << md(detail::format_seconds(r.seconds)) << ".";
+      if (!r.detected.empty()) out << " Detected at run time: " << md(r.detected) << ".";
+      out << "\n\n";
       write_figures(r.figures, out);
       if (r.counterexample) write_counterexample(*r.counterexample, out);
     }

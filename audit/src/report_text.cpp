@@ -251,4 +251,180 @@ const char* overall_verdict(const Report& report) noexcept {
   return report.all_passed() ? "PASS" : "FAIL";
 }
 
+// ---- order ----------------------------------------------------------------------------
+
+bool not_reproducible(const ClaimResult& r) {
+  if (r.verdict != Verdict::kFail) return false;
+  for (const Figure& f : r.figures) {
+    if (f.name.rfind("replays of the counterexample", 0) == 0 && f.bound && f.value < *f.bound) {
+      return true;
+    }
+  }
+  return r.summary.find("NOT REPRODUCIBLE") != std::string::npos;
+}
+
+int display_rank(const ClaimResult& r) {
+  switch (r.verdict) {
+    case Verdict::kFail: return not_reproducible(r) ? 1 : 0;
+    case Verdict::kPass: return 2;
+    case Verdict::kSkipped: return 3;
+  }
+  return 3;
+}
+
+std::vector<const ClaimResult*> failures_first(std::vector<const ClaimResult*> results) {
+  std::stable_sort(results.begin(), results.end(), [](const ClaimResult* a, const ClaimResult* b) {
+    return display_rank(*a) < display_rank(*b);
+  });
+  return results;
+}
+
+std::vector<const ClaimResult*> failures_first(const Report& report) {
+  std::vector<const ClaimResult*> all;
+  all.reserve(report.results.size());
+  for (const ClaimResult& r : report.results) all.push_back(&r);
+  std::stable_sort(all.begin(), all.end(), [](const ClaimResult* a, const ClaimResult* b) {
+    return claim_less(a->claim, b->claim);
+  });
+  return failures_first(std::move(all));
+}
+
+std::string display_verdict(const ClaimResult& r) {
+  if (not_reproducible(r)) return "FAIL (not reproducible)";
+  return to_string(r.verdict);
+}
+
+// ---- metadata ---------------------------------------------------------------------------
+
+std::vector<MetadataRow> metadata_rows(const Report& report) {
+  const RunEnvironment& env = report.environment;
+  const auto or_unknown = [](const std::string& value, const std::string& why) {
+    return value.empty() ? "unknown" + (why.empty() ? std::string() : ": " + why) : value;
+  };
+  std::string commit;
+  if (!env.commit.empty()) {
+    commit = env.commit + " (git rev-parse HEAD in " +
+             (env.commit_directory.empty() ? std::string("the working directory")
+                                           : env.commit_directory) +
+             ", the directory the audit and its subject ran in)";
+  } else {
+    commit = "unknown: " +
+             (env.commit_directory.empty() ? std::string("the working directory")
+                                           : env.commit_directory) +
+             " is not in a git tree (or git is not installed)";
+  }
+  std::string rtm = env.rtm;
+  if (rtm == "yes") rtm = "yes (the CPU has restricted transactional memory)";
+  if (rtm == "no") rtm = "no (hardware transactions fall back to locks)";
+  return {
+      {"subject", "Subject", report.subject},
+      {"profile", "Profile", report.profile},
+      {"seed", "Seed", std::to_string(report.seed)},
+      {"started_utc", "Started (UTC)", or_unknown(report.started_utc, "")},
+      {"duration", "Duration", format_seconds(report.seconds)},
+      {"tool_version", "Auditor", report.tool + " " + or_unknown(report.tool_version, "")},
+      {"commit", "Commit", commit},
+      {"compiler", "Compiler", or_unknown(env.compiler, "")},
+      {"compiler_flags", "Compiler flags", or_unknown(env.compiler_flags, "")},
+      {"cpu", "CPU", or_unknown(env.cpu, "/proc/cpuinfo not readable")},
+      {"rtm", "RTM", or_unknown(rtm, "not an x86 CPU")},
+      {"subject_environment", "Subject environment",
+       env.subject_environment.empty() ? std::string("no subject process (in-process audit)")
+                                       : env.subject_environment},
+      {"command", "Command", report.command},
+  };
+}
+
+// ---- margins ----------------------------------------------------------------------------
+
+bool is_statistical_claim(std::string_view claim) {
+  return claim == "C2" || claim == "C3" || claim == "C4" || claim == "C9" || claim == "C12";
+}
+
+std::string exact_check_text(std::string_view claim) {
+  if (claim == "C1" || claim == "C5" || claim == "C6" || claim == "C7" || claim == "C11") {
+    return "not statistical: every op of every trace is checked exactly against the model; "
+           "one wrong answer fails it";
+  }
+  if (claim == "C8") return "not statistical: every prediction is compared with the oracle; one mismatch fails it";
+  if (claim == "C10") {
+    return "not statistical: every history is checked for linearizability; one violation fails it";
+  }
+  return "not statistical: checked exactly";
+}
+
+namespace {
+
+std::string margin_text(const Figure& f, double& margin) {
+  const double value = f.value;
+  const double bound = *f.bound;
+  std::string how;
+  if (f.relation == "<=") {
+    margin = bound - value;
+    how = "bound - measured = ";
+  } else if (f.relation == ">=") {
+    margin = value - bound;
+    how = "measured - bound = ";
+  } else {
+    margin = value - bound;
+    how = "measured - bound = ";
+  }
+  std::string text = how + format_value(margin, f.unit);
+  if (bound != 0 && std::isfinite(margin)) {
+    text += " (" + format_number(100.0 * margin / std::fabs(bound)) + "% of the bound)";
+  }
+  if ((f.relation == "<=" || f.relation == ">=") && margin < 0) text += ", broken";
+  if (f.relation == "<=" && f.ci_high) {
+    text += "; at the CI's upper end: " + format_value(bound - *f.ci_high, f.unit);
+  } else if (f.relation == ">=" && f.ci_low) {
+    text += "; at the CI's lower end: " + format_value(*f.ci_low - bound, f.unit);
+  } else if (f.relation != "<=" && f.relation != ">=") {
+    text += "; the claim accepts the interval in the note";
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<MarginRow> margin_rows(const Report& report) {
+  std::vector<MarginRow> rows;
+  for (const std::string& claim : claims_in_order(report)) {
+    std::vector<const ClaimResult*> results;
+    for (const ClaimResult& r : report.results) {
+      if (r.claim == claim) results.push_back(&r);
+    }
+    if (!is_statistical_claim(claim)) {
+      MarginRow row;
+      row.claim = claim;
+      row.text = exact_check_text(claim);
+      rows.push_back(row);
+      continue;
+    }
+    bool any = false;
+    for (const ClaimResult* r : failures_first(results)) {
+      for (const Figure& f : r->figures) {
+        if (!f.bound) continue;
+        MarginRow row;
+        row.claim = claim;
+        row.result = r;
+        row.figure = &f;
+        row.margin_text = margin_text(f, row.margin);
+        rows.push_back(row);
+        any = true;
+      }
+    }
+    if (!any) {
+      MarginRow row;
+      row.claim = claim;
+      bool all_skipped = !results.empty();
+      for (const ClaimResult* r : results) all_skipped = all_skipped && r->verdict == Verdict::kSkipped;
+      row.text = results.empty() ? "statistical, but no result: see its plots"
+                 : all_skipped   ? "statistical, not measured: every result was skipped"
+                                 : "statistical, but no figure with a bound was reported";
+      rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
 }  // namespace cuckoo::audit::detail

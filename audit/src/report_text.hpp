@@ -75,4 +75,58 @@ Totals count_verdicts(const std::vector<const ClaimResult*>& results);
 // "PASS" when no result failed, else "FAIL" (Report::all_passed).
 const char* overall_verdict(const Report& report) noexcept;
 
+// ---- order: failures first --------------------------------------------------------------
+
+// A failure whose counterexample did not fail every replay (the subject is
+// nondeterministic): its "replays of the counterexample that failed" figure is below its
+// bound, or its summary says NOT REPRODUCIBLE.
+bool not_reproducible(const ClaimResult& r);
+
+// Where a result goes in the tables people read: 0 FAIL, 1 FAIL not reproducible,
+// 2 PASS, 3 SKIP.
+int display_rank(const ClaimResult& r);
+
+// `results` ordered by display_rank, stable (so claim order, then the runner's order,
+// within a rank).
+std::vector<const ClaimResult*> failures_first(std::vector<const ClaimResult*> results);
+std::vector<const ClaimResult*> failures_first(const Report& report);
+
+// "FAIL", "FAIL (not reproducible)", "PASS", "SKIP".
+std::string display_verdict(const ClaimResult& r);
+
+// ---- metadata -----------------------------------------------------------------------------
+
+// The run's facts as (label, value) rows, in the order every format shows them: subject,
+// profile, seed, started, duration, tool version, commit, compiler, flags, CPU, RTM,
+// subject environment, command. A value that is not known says so ("unknown: ...").
+struct MetadataRow {
+  std::string key;    // stable machine name: "commit", "cpu", ... (JUnit property names)
+  std::string label;  // for people: "Commit", "CPU"
+  std::string value;
+};
+std::vector<MetadataRow> metadata_rows(const Report& report);
+
+// ---- margins to the bound ---------------------------------------------------------------
+
+// The claims whose figures are estimates held to a bound with a confidence (C2 C3 C4 C9
+// C12, DESIGN.md): each needs its margin shown. The others are checked exactly.
+bool is_statistical_claim(std::string_view claim);
+
+// What an exact claim's check is, for the margin table's "not statistical" rows.
+std::string exact_check_text(std::string_view claim);
+
+struct MarginRow {
+  std::string claim;
+  const ClaimResult* result = nullptr;  // null: a row about the claim, not a figure
+  const Figure* figure = nullptr;       // null: `text` says why there is no margin
+  double margin = 0;                    // signed: >= 0 holds for <= and >=
+  std::string margin_text;              // "0.0012 (12% of the bound)", "-3 (broken)"
+  std::string text;                     // for rows without a figure
+};
+
+// One row per bounded figure of each statistical claim's results (a claim with results
+// but no bounded figure gets a row saying so), and one row per other claim saying that
+// it is not statistical; claims in natural order, failures first within a claim.
+std::vector<MarginRow> margin_rows(const Report& report);
+
 }  // namespace cuckoo::audit::detail

@@ -57,6 +57,42 @@ Figure count_figure(std::string name, double value, std::string unit = "ops",
 
 }  // namespace
 
+std::string annotate_failing_op(const std::string& trace_text, const model::Violation& violation) {
+  // The op lines are the lines after the `engine` header that are not blank or comments.
+  const std::size_t target = model::op_number(violation);
+  std::string out;
+  std::size_t op = 0;
+  bool header_seen = false;
+  std::size_t start = 0;
+  while (start < trace_text.size()) {
+    std::size_t end = trace_text.find('\n', start);
+    if (end == std::string::npos) end = trace_text.size();
+    std::string line = trace_text.substr(start, end - start);
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    const bool content = first != std::string::npos && line[first] != '#';
+    if (content && !header_seen) {
+      header_seen = true;
+    } else if (content && ++op == target) {
+      line += "  # op " + std::to_string(op) + ": fails here (" + violation.claim + ")";
+    }
+    out += line;
+    out += '\n';
+    start = end + 1;
+  }
+  const std::string footer = "fails at op " + std::to_string(target) + " (" + violation.claim +
+                             "): expected " + violation.expected + ", got " + violation.actual +
+                             "\nop N is the N-th op line after the engine header, counting "
+                             "from 1; the summary and a replay number ops the same way";
+  // Every footer line a comment, whatever newlines expected/actual hold.
+  out += "# ";
+  for (const char c : footer) {
+    out += c;
+    if (c == '\n') out += "# ";
+  }
+  out += '\n';
+  return out;
+}
+
 Counterexample make_counterexample(const model::Trace& failing, const model::Violation& violation,
                                    const std::function<TraceOutcome(const model::Trace&)>& check,
                                    std::size_t max_shrink_attempts, double max_shrink_seconds) {
@@ -87,7 +123,8 @@ Counterexample make_counterexample(const model::Trace& failing, const model::Vio
     final_violation = violation;
   }
   Counterexample cx;
-  cx.trace = model::print_trace(shrunk.trace);
+  cx.failing_op = model::op_number(*final_violation);
+  cx.trace = annotate_failing_op(model::print_trace(shrunk.trace), *final_violation);
   cx.explanation = model::format_violation(*final_violation, shrunk.trace);
   cx.original_ops = failing.entries.size();
   cx.shrunk_ops = shrunk.trace.entries.size();
@@ -148,11 +185,11 @@ ClaimResult run_trace_check(const TraceCheckPlan& plan, std::uint64_t seed,
         count_figure("counterexample length (shrunk)", static_cast<double>(cx.shrunk_ops)));
     const std::string_view what = model::claim_summary(violation->claim);
     result.summary = "trace " + std::to_string(traces) + " broke " + violation->claim +
-                     (what.empty() ? std::string() : " (" + std::string(what) + ")") + " at op " +
-                     std::to_string(violation->op_index) + ": expected " + violation->expected +
-                     ", got " + violation->actual + "; shrunk from " +
-                     std::to_string(cx.original_ops) + " to " + std::to_string(cx.shrunk_ops) +
-                     " ops.";
+                     (what.empty() ? std::string() : " (" + std::string(what) + ")") +
+                     ": expected " + violation->expected + ", got " + violation->actual +
+                     "; shrunk from " + std::to_string(cx.original_ops) + " to " +
+                     std::to_string(cx.shrunk_ops) + " ops, the counterexample fails at op " +
+                     std::to_string(cx.failing_op) + ".";
     if (ctx != nullptr) {
       if (!plan.replay_command_prefix.empty()) cx.replay_command = "-";  // keep it unset below
       ctx->save_counterexample(cx, plan.claim, plan.engine);
@@ -195,7 +232,7 @@ std::string kind_of(const model::Violation& v) {
   return v.claim + (size ? "/size" : "");
 }
 
-// "C5 (size: size() equals the number of stored items)" or "C1 (no false negatives)".
+// "C5 (size: the size answer equals the number of stored items)" or "C1 (no false negatives)".
 std::string broke_text(const std::string& claim, const model::Violation& v) {
   std::string text = claim;
   if (v.claim == "exception" && v.actual.rfind("exception: subject ", 0) == 0) {
@@ -235,7 +272,7 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 // One line for a later violation of a claim already found.
 std::string also_line(const std::string& plan_name, std::size_t trace, const model::Violation& v) {
   return "trace " + std::to_string(trace) + " of the " + plan_name + " traces, op " +
-         std::to_string(v.op_index) + " '" + model::to_string(v.op) + "' (" + v.claim +
+         std::to_string(model::op_number(v)) + " of that trace, '" + model::to_string(v.op) + "' (" + v.claim +
          "): expected " + v.expected + ", got " + v.actual;
 }
 
@@ -406,10 +443,10 @@ ClaimResult labelled_claim_result(const std::string& claim, const std::string& e
         count_figure("counterexample length (shrunk)", static_cast<double>(cx.shrunk_ops)));
     std::string summary = "trace " + std::to_string(finding->trace) + " of the " +
                           finding->found_by + " traces broke " + broke_text(claim, v) +
-                          " at op " + std::to_string(v.op_index) + ": expected " + v.expected +
-                          ", got " + v.actual + "; shrunk from " +
+                          ": expected " + v.expected + ", got " + v.actual + "; shrunk from " +
                           std::to_string(cx.original_ops) + " to " +
-                          std::to_string(cx.shrunk_ops) + " ops.";
+                          std::to_string(cx.shrunk_ops) + " ops, the counterexample fails at op " +
+                          std::to_string(cx.failing_op) + ".";
     if (!finding->hint.empty()) summary += " " + finding->hint;
     if (finding->replays > 0) {
       Figure replays = count_figure("replays of the counterexample that failed",

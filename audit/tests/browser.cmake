@@ -1,4 +1,4 @@
-# The headless-browser check of report.html (included from audit/CMakeLists.txt inside
+# The headless-browser check of report.html, and the schema check of junit.xml (included from audit/CMakeLists.txt inside
 # if(CUCKOO_BUILD_TESTS), after the test targets exist).
 #
 # audit_report_sample_html runs the writer test that writes the synthetic report into
@@ -27,4 +27,16 @@ if(TARGET audit_report_writers_test)
     SKIP_RETURN_CODE 77
     TIMEOUT 180
     LABELS "audit;browser")
+
+  # The sample's junit.xml (failures, skips, every metadata property) against the strict
+  # JUnit rules of audit/tests/junit-strict.xsd, with xmllint (skipped without it unless
+  # CUCKOO_REQUIRE_XMLLINT is set).
+  add_test(NAME audit_junit_schema
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/check_junit_schema.sh
+                   ${CMAKE_CURRENT_SOURCE_DIR}/tests/junit-strict.xsd
+                   ${CUCKOO_REPORT_SAMPLE_DIR}/junit.xml)
+  set_tests_properties(audit_junit_schema PROPERTIES
+    FIXTURES_REQUIRED cuckoo_report_sample_html
+    SKIP_RETURN_CODE 77
+    LABELS "audit")
 endif()

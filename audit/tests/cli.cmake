@@ -27,7 +27,7 @@ file(WRITE ${CUCKOO_CLI_DIR}/repeated_parameter.trace
 # command as the last comment), one as audit_implementation does (kind=).
 file(WRITE ${CUCKOO_CLI_DIR}/exec.trace
   "# cuckoo trace v1\nengine py.my_filter capacity=8 keys=mixed kind=filter\ninsert 1\n"
-  "# keys as the subject saw them (--keys mixed):\n#   1 = x31\n"
+  "# keys as the subject saw them (--keys mixed), one line per key, every byte:\n# key 1 = x31\n"
   "# replay with: cuckoo-audit exec --replay exec.trace -- python3 my_filter.py\n")
 file(WRITE ${CUCKOO_CLI_DIR}/adapter.trace
   "# cuckoo trace v1\nengine std.unordered_set kind=exact_set\ninsert 1\ncontains 1\n")
@@ -343,8 +343,8 @@ foreach(lang py c)
   cuckoo_exec_example_test(${lang}_filter.crash-on-empty-key 1 "${filter}|--broken|crash-on-empty-key"
     "C1 +${b} +FAIL [^\n]*broke C1 \\(the subject process failed[^\n]*${death}"
     ARGS "--claims|C1" SEED 20261121 REQUIRES "${requires}" TRACE_CLAIM C1 MAX_OPS 1
-    TRACE_MATCH "\n#   [0-9]+ = x\n" GOOD_SUBJECT "${filter}"
-    REPLAY_MATCH "VIOLATION: the subject process failed [^\n]* at op 0 .*# +actual: +exception: subject [^\n]*${death}")
+    TRACE_MATCH "\n# key [0-9]+ = x\n" GOOD_SUBJECT "${filter}"
+    REPLAY_MATCH "VIOLATION: the subject process failed [^\n]* at op 1 .*# +actual: +exception: subject [^\n]*${death}")
 endforeach()
 
 # The exact set, declared with a capacity of 16 so that C3 and C6 run too: every claim
@@ -366,3 +366,34 @@ foreach(mode nul-terminated hex-text-key size-counts-inserts)
     "C7 +py\\.exact_set\\.broken\\.${mode} +FAIL [^\n]*${shows}"
     ARGS "--claims|C7" REQUIRES "${example_python}" TRACE_CLAIM C7 MAX_OPS 4 GOOD_SUBJECT "${exact_set}")
 endforeach()
+
+# ---- exec: concurrent sessions (C10) with examples/audit/exec/concurrent_set.py ----
+# The locked set and filter pass C10; each planted race fails it with a counterexample of
+# at most 6 requests that `exec --replay` reproduces (in some of its 20 runs) against the
+# broken subject and that the correct one passes in all 20.
+set(concurrent_set "${example_python}|${CUCKOO_EXEC_EXAMPLES}/concurrent_set.py")
+cuckoo_exec_example_test(py_concurrent_set 0 "${concurrent_set}"
+  "C10: 60 rounds of 4 concurrent sessions.*C10 +py\\.concurrent_set +PASS.* 0 failed"
+  ARGS "--claims|C10" REQUIRES "${example_python}")
+cuckoo_exec_example_test(py_concurrent_filter 0 "${concurrent_set}|--kind|filter"
+  "C10 +py\\.concurrent_filter +PASS.* 0 failed"
+  ARGS "--claims|C10|--concurrent|6" REQUIRES "${example_python}")
+foreach(mode check-then-act lost-erase)
+  cuckoo_exec_example_test(py_concurrent_set.${mode} 1 "${concurrent_set}|--broken|${mode}"
+    "C10 +py\\.concurrent_set\\.broken\\.${mode} +FAIL [^\n]*not linearizable"
+    ARGS "--claims|C10" REQUIRES "${example_python}" TRACE_CLAIM C10 MAX_OPS 6
+    GOOD_SUBJECT "${concurrent_set}"
+    REPLAY_MATCH "VIOLATION of C10 \\(concurrent histories linearizable\\) in [1-9][0-9]* of 20 runs.*NOT linearizable: key [0-9]+")
+endforeach()
+if(CUCKOO_PYTHON3)
+  set(py_conc ${CUCKOO_PYTHON3}|${CUCKOO_EXEC_EXAMPLES}/concurrent_set.py)
+  cuckoo_cli_test(exec_concurrent_needs_the_declaration 2 "exec|--concurrent|2|--|${CUCKOO_PYTHON3}|${CUCKOO_EXEC_PY_SUBJECT}|set"
+    OUTPUT "--concurrent 2 needs a subject that declares concurrent=2 or more \\(it declares none")
+  cuckoo_cli_test(exec_concurrent_more_than_declared 2 "exec|--concurrent|9|--|${py_conc}"
+    OUTPUT "--concurrent 9 needs a subject that declares concurrent=9 or more \\(it declares 8")
+  cuckoo_cli_test(exec_concurrent_out_of_range 2 "exec|--concurrent|65|--|${py_conc}" OUTPUT "--concurrent: 65 is outside 1..64")
+  file(WRITE ${CUCKOO_CLI_DIR}/bad-concurrent.trace
+    "cuckoo-audit-concurrent-trace 1 name=x kind=set sessions=2 keys=mixed\ns5 insert 1\n")
+  cuckoo_cli_test(exec_replay_bad_concurrent_trace 2 "exec|--replay|${CUCKOO_CLI_DIR}/bad-concurrent.trace|--|${py_conc}"
+    OUTPUT "bad-concurrent.trace: line 2: expected 'sI OP \\[KEY\\]'")
+endif()

@@ -37,7 +37,23 @@ foreach(trace IN LISTS traces)
   if(NOT text MATCHES "keys=mixed" OR NOT text MATCHES "# keys as the subject saw them")
     message(FATAL_ERROR "${trace} lacks its key encoding or its key legend:\n${text}")
   endif()
-  run(1 "VIOLATION of " exec --replay "${trace}" -- "${PYTHON}" "${SUBJECT}" forgetful)
+  # One op numbering: the op the file marks is the one the report's summary and the
+  # replay name.
+  if(NOT text MATCHES "  # op ([0-9]+): fails here")
+    message(FATAL_ERROR "${trace} does not mark its failing op:\n${text}")
+  endif()
+  set(op "${CMAKE_MATCH_1}")
+  if(NOT text MATCHES "\n# fails at op ${op} ")
+    message(FATAL_ERROR "${trace} marks op ${op} but its closing comment names another:\n${text}")
+  endif()
+  if(NOT report MATCHES "the counterexample fails at op ${op}[^0-9]")
+    message(FATAL_ERROR "report.md does not name op ${op} for ${trace}")
+  endif()
+  # Self-contained: every key of the trace is listed in full ("# key N = x...").
+  if(NOT text MATCHES "\n# key [0-9]+ = x[0-9a-f]*\n" OR text MATCHES "\\.\\.\\. \\([0-9]+ bytes\\)")
+    message(FATAL_ERROR "${trace} lacks the full bytes of its keys:\n${text}")
+  endif()
+  run(1 "VIOLATION of [^\n]* at op ${op} of " exec --replay "${trace}" -- "${PYTHON}" "${SUBJECT}" forgetful)
   # The correct set calls itself py.set: a warning about the name, then the replay.
   run(0 "^cuckoo-audit: warning: [^\n]*it was written for 'py.forgetful', the subject declares name=py.set; replaying it anyway[^\n]*\nOK: [0-9]+ ops, every claim held\n$"
       exec --replay "${trace}" -- "${PYTHON}" "${SUBJECT}" set)

@@ -9,7 +9,9 @@
 // $CUCKOO_REPORT_SAMPLE_DIR when it is set: audit/tests/browser.cmake runs it as the
 // fixture of the headless-browser check of report.html.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -20,11 +22,13 @@
 #include <memory>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cuckoo/audit/audit.hpp"
 #include "cuckoo/audit/report.hpp"
 #include "cuckoo/audit/report_writers.hpp"
 
@@ -62,6 +66,13 @@ Report sample_report() {
   r.started_utc = "2026-11-21T10:00:00Z";
   r.seconds = 83.25;
   r.command = "cuckoo-audit --profile quick --seed 18446744073709551615 ```";
+  r.environment.commit = "0123456789abcdef0123456789abcdef01234567";
+  r.environment.commit_directory = "/src/cuckoo";
+  r.environment.compiler = "GCC 12.2.0";
+  r.environment.compiler_flags = "-O2 -g";
+  r.environment.cpu = "Example CPU @ 2.00GHz";
+  r.environment.rtm = "no";
+  r.environment.subject_environment = "the auditor's environment, unchanged";
 
   ClaimResult c1;
   c1.claim = "C1";
@@ -120,6 +131,7 @@ Report sample_report() {
   c10.configuration = "threads=4";
   c10.verdict = Verdict::kSkipped;
   c10.summary = "skipped: built without threads";
+  c10.detected = "htm ran: disabled";
   r.results.push_back(c10);
 
   ClaimResult c3;
@@ -778,7 +790,10 @@ TEST(ReportJunit, IsWellFormedWithOneSuitePerClaim) {
   EXPECT_EQ(root->name, "testsuites");
   EXPECT_EQ(root->attribute("tests"), "6");
   EXPECT_EQ(root->attribute("failures"), "1");
-  EXPECT_EQ(root->attribute("skipped"), "1");
+  // The strict schema allows no `skipped` or `timestamp` on <testsuites>: the skip count
+  // is on each <testsuite> (JunitStrictSchema below checks every rule).
+  EXPECT_FALSE(root->attribute("skipped").has_value());
+  EXPECT_FALSE(root->attribute("timestamp").has_value());
 
   const auto suites = root->all("testsuite");
   std::vector<std::string> names;
@@ -869,7 +884,8 @@ TEST(ReportMarkdown, TablesSectionsAndEscapes) {
     EXPECT_EQ(pipes, expected_pipes) << line;
   }
   EXPECT_FALSE(in_fence) << "unclosed code block";
-  EXPECT_EQ(sections, (std::vector<std::string>{"Summary", "C1", "C2", "C3", "C4", "C8", "C9", "C10"}));
+  EXPECT_EQ(sections, (std::vector<std::string>{"Summary", "Margins to the bounds", "C1", "C2", "C3",
+                                                "C4", "C8", "C9", "C10"}));
 
   EXPECT_NE(text.find("**Verdict: FAIL** (4 passed, 1 failed, 1 skipped)"), std::string::npos);
   EXPECT_NE(text.find("| Seed | 18446744073709551615 |"), std::string::npos);
@@ -1073,12 +1089,22 @@ TEST(ReportFiles, SummaryHasOneLinePerClaimAndEngineAndTheTotals) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  ASSERT_EQ(lines.size(), 7u) << text;  // C1 C2 (+ replay line) C3 C4 C10, totals
-  EXPECT_EQ(lines[0].rfind("C1 ", 0), 0u);
-  EXPECT_NE(lines[1].find("FAIL  1 of 2 configurations failed; f=16 b=4: false-positive rate"),
+  // The environment comes first (ReportMetadata checks it).
+  const std::vector<std::string> environment = {"Commit: ", "Compiler: ", "CPU: ", "RTM: ",
+                                                "Subject environment: "};
+  ASSERT_GE(lines.size(), environment.size());
+  for (std::size_t i = 0; i < environment.size(); ++i) {
+    EXPECT_EQ(lines[i].rfind(environment[i], 0), 0u) << lines[i];
+  }
+  lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(environment.size()));
+  // Failures first: C2 (+ replay line), then the passes C1 C3 C4, then the skip C10, totals.
+  ASSERT_EQ(lines.size(), 7u) << text;
+  EXPECT_EQ(lines[0].rfind("C2 ", 0), 0u) << text;
+  EXPECT_NE(lines[0].find("FAIL  1 of 2 configurations failed; f=16 b=4: false-positive rate"),
             std::string::npos)
-      << lines[1];
-  EXPECT_NE(lines[2].find("replay: cuckoo-audit replay"), std::string::npos);
+      << lines[0];
+  EXPECT_NE(lines[1].find("replay: cuckoo-audit replay"), std::string::npos);
+  EXPECT_EQ(lines[2].rfind("C1 ", 0), 0u) << text;
   EXPECT_NE(lines[5].find("SKIP  skipped: built without threads"), std::string::npos) << lines[5];
   EXPECT_EQ(lines.back(), "4 passed, 1 failed, 1 skipped");
 }
@@ -1090,6 +1116,361 @@ TEST(ReportWriters, EmptyReportIsValidEverywhere) {
   ASSERT_NO_THROW(parse_xml(html_as_xml(render(report, write_html))));
   EXPECT_NE(render(report, write_markdown).find("No claims were run."), std::string::npos);
   EXPECT_EQ(render(report, write_summary), "0 passed, 0 failed, 0 skipped\n");
+}
+
+
+// ---------------------------------------------------------------- order, margins, metadata
+
+// A result for the ordering tests.
+ClaimResult simple(std::string claim, Verdict verdict, std::string engine) {
+  ClaimResult r;
+  r.claim = std::move(claim);
+  r.engine = std::move(engine);
+  r.configuration = "cfg";
+  r.verdict = verdict;
+  r.summary = "summary of " + r.engine;
+  return r;
+}
+
+// Claim order C1 C2 C3 C5 C6 with the failure last: every human format lists the failure
+// first, then the failure that did not reproduce, then passes, then skips.
+Report unordered_report() {
+  Report r;
+  r.results.push_back(simple("C1", Verdict::kPass, "pass-one"));
+  r.results.push_back(simple("C2", Verdict::kSkipped, "skip-one"));
+  ClaimResult flaky = simple("C3", Verdict::kFail, "flaky-one");
+  Figure replays = figure("replays of the counterexample that failed", 2);
+  replays.bound = 5;
+  replays.relation = "==";
+  flaky.figures.push_back(replays);
+  r.results.push_back(flaky);
+  r.results.push_back(simple("C6", Verdict::kPass, "pass-two"));
+  r.results.push_back(simple("C5", Verdict::kFail, "fail-one"));
+  return r;
+}
+
+const std::vector<std::string> kFailuresFirst = {"fail-one", "flaky-one", "pass-one", "pass-two",
+                                                 "skip-one"};
+
+// The engines in the order `text` first mentions them.
+std::vector<std::string> engine_order(const std::string& text) {
+  std::vector<std::pair<std::size_t, std::string>> at;
+  for (const std::string& e : kFailuresFirst) at.emplace_back(text.find(e), e);
+  std::sort(at.begin(), at.end());
+  std::vector<std::string> out;
+  for (const auto& [pos, e] : at) {
+    if (pos != std::string::npos) out.push_back(e);
+  }
+  return out;
+}
+
+TEST(ReportOrder, FailuresFirstInHtmlMarkdownAndSummary) {
+  const Report report = unordered_report();
+  // HTML: the summary table's rows.
+  const std::string html = render(report, write_html);
+  const std::size_t table = html.find("<table class=\"summary\">");
+  ASSERT_NE(table, std::string::npos);
+  const std::string rows = html.substr(table, html.find("</table>", table) - table);
+  EXPECT_EQ(engine_order(rows), kFailuresFirst) << rows;
+  EXPECT_NE(rows.find("not reproducible"), std::string::npos);
+  // Markdown: the summary table.
+  const std::string md = render(report, write_markdown);
+  const std::size_t summary = md.find("## Summary");
+  ASSERT_NE(summary, std::string::npos);
+  const std::string md_rows = md.substr(summary, md.find("\n\n", md.find("|---", summary)) - summary);
+  EXPECT_EQ(engine_order(md_rows), kFailuresFirst) << md_rows;
+  EXPECT_NE(md_rows.find("**FAIL** (not reproducible)"), std::string::npos) << md_rows;
+  // Text: the terminal summary.
+  EXPECT_EQ(engine_order(render(report, write_summary)), kFailuresFirst)
+      << render(report, write_summary);
+  // JSON keeps the runner's order (a documented fixed order programs may rely on).
+  const std::string json = render(report, write_json);
+  EXPECT_LT(json.find("pass-one"), json.find("fail-one"));
+}
+
+TEST(ReportOrder, FailuresFirstWithinAClaimSection) {
+  Report report;
+  report.results.push_back(simple("C2", Verdict::kSkipped, "skip-one"));
+  report.results.push_back(simple("C2", Verdict::kPass, "pass-one"));
+  report.results.push_back(simple("C2", Verdict::kFail, "fail-one"));
+  const std::string html = render(report, write_html);
+  const std::size_t section = html.find("<section id=\"claim-C2\"");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_EQ(engine_order(html.substr(section)),
+            (std::vector<std::string>{"fail-one", "pass-one", "skip-one"}));
+  const std::string md = render(report, write_markdown);
+  const std::size_t md_section = md.find("## C2");
+  ASSERT_NE(md_section, std::string::npos);
+  EXPECT_EQ(engine_order(md.substr(md_section)),
+            (std::vector<std::string>{"fail-one", "pass-one", "skip-one"}));
+}
+
+// Every claim C1..C12 with one result; the statistical ones (C2 C3 C4 C9 C12) with a
+// bounded figure whose name says its claim.
+Report twelve_claims() {
+  Report r;
+  for (int i = 1; i <= 12; ++i) {
+    const std::string claim = "C" + std::to_string(i);
+    ClaimResult result = simple(claim, Verdict::kPass, "engine-" + claim);
+    Figure f = figure("measure-" + claim, 0.25 * i);
+    f.bound = 0.3 * i;
+    f.relation = i == 3 ? ">=" : "<=";
+    if (i == 2) {
+      f.ci_low = 0.4;
+      f.ci_high = 0.55;
+    }
+    if (i == 2 || i == 3 || i == 4 || i == 9 || i == 12) result.figures.push_back(f);
+    r.results.push_back(result);
+  }
+  return r;
+}
+
+// The rows of the HTML margins table, as (data-claim, row text).
+std::vector<std::pair<std::string, std::string>> html_margin_rows(const std::string& html) {
+  std::unique_ptr<XmlElement> root = parse_xml(html_as_xml(html));
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const XmlElement* table : root->all("table")) {
+    if (table->attribute("class") != "margins") continue;
+    for (const XmlElement* tr : table->all("tr")) {
+      if (!tr->attribute("data-claim")) continue;
+      std::string text;
+      for (const XmlElement* td : tr->all("td")) text += td->text + " | ";
+      for (const XmlElement* code : tr->all("code")) text += code->text + " | ";
+      for (const XmlElement* a : tr->all("a")) text += a->text + " | ";
+      rows.emplace_back(*tr->attribute("data-claim"), text);
+    }
+  }
+  return rows;
+}
+
+TEST(ReportMargins, EveryStatisticalClaimHasItsMarginAndTheOthersSaySo) {
+  const Report report = twelve_claims();
+  const auto rows = html_margin_rows(render(report, write_html));
+  const std::string md = render(report, write_markdown);
+  const std::size_t md_margins = md.find("## Margins to the bounds");
+  ASSERT_NE(md_margins, std::string::npos);
+  const std::string md_table = md.substr(md_margins, md.find("\n\n", md.find("|---", md_margins)) - md_margins);
+  for (int i = 1; i <= 12; ++i) {
+    const std::string claim = "C" + std::to_string(i);
+    const bool statistical = i == 2 || i == 3 || i == 4 || i == 9 || i == 12;
+    const auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.first == claim; });
+    ASSERT_NE(row, rows.end()) << claim << " has no row in the HTML margins table";
+    const auto md_row_at = md_table.find("| " + claim + " |");
+    ASSERT_NE(md_row_at, std::string::npos) << claim << " has no row in the Markdown margins table";
+    const std::string md_row = md_table.substr(md_row_at, md_table.find('\n', md_row_at) - md_row_at);
+    if (statistical) {
+      EXPECT_NE(row->second.find("measure-" + claim), std::string::npos) << row->second;
+      EXPECT_NE(row->second.find("of the bound"), std::string::npos) << row->second;
+      EXPECT_NE(md_row.find("measure-" + claim), std::string::npos) << md_row;
+      EXPECT_NE(md_row.find("of the bound"), std::string::npos) << md_row;
+    } else {
+      EXPECT_NE(row->second.find("not statistical"), std::string::npos) << row->second;
+      EXPECT_NE(md_row.find("not statistical"), std::string::npos) << md_row;
+    }
+  }
+  // C2: 0.5 measured, bound 0.6, CI [0.4, 0.55]: margin 0.1 (16.67% of the bound), 0.05 at
+  // the CI's upper end. C3 (>=): 0.75 measured, bound 0.9: broken by 0.15.
+  const auto c2 = std::find_if(rows.begin(), rows.end(), [](const auto& r) { return r.first == "C2"; });
+  EXPECT_NE(c2->second.find("bound - measured = 0.1 (16.67% of the bound)"), std::string::npos)
+      << c2->second;
+  EXPECT_NE(c2->second.find("[0.4, 0.55]"), std::string::npos) << c2->second;
+  EXPECT_NE(c2->second.find("upper end: 0.05"), std::string::npos) << c2->second;
+  const auto c3 = std::find_if(rows.begin(), rows.end(), [](const auto& r) { return r.first == "C3"; });
+  EXPECT_NE(c3->second.find("measured - bound = -0.15"), std::string::npos) << c3->second;
+  EXPECT_NE(c3->second.find("broken"), std::string::npos) << c3->second;
+}
+
+TEST(ReportMargins, StatisticalClaimWithoutABoundIsNamed) {
+  Report report;
+  report.results.push_back(simple("C9", Verdict::kPass, "no-bound"));
+  report.results.push_back(simple("C12", Verdict::kSkipped, "skipped-one"));
+  const auto rows = html_margin_rows(render(report, write_html));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_NE(rows[0].second.find("no figure with a bound"), std::string::npos) << rows[0].second;
+  EXPECT_NE(rows[1].second.find("not measured"), std::string::npos) << rows[1].second;
+}
+
+TEST(ReportMetadata, EveryFormatNamesCommitCompilerCpuAndRtm) {
+  const Report report = sample_report();
+  const std::string commit = report.environment.commit;
+  // HTML header: one row each.
+  const std::string html = render(report, write_html);
+  for (const char* id : {"meta-commit", "meta-compiler", "meta-compiler_flags", "meta-cpu",
+                         "meta-rtm", "meta-tool_version", "meta-started_utc",
+                         "meta-subject_environment"}) {
+    EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
+  }
+  EXPECT_NE(html.find(commit + " (git rev-parse HEAD in /src/cuckoo"), std::string::npos);
+  EXPECT_NE(html.find("Example CPU @ 2.00GHz"), std::string::npos);
+  // JSON fields.
+  const std::string json = render(report, write_json);
+  EXPECT_NE(json.find("\"commit\": \"" + commit + "\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"compiler\": \"GCC 12.2.0\""), std::string::npos);
+  EXPECT_NE(json.find("\"compiler_flags\": \"-O2 -g\""), std::string::npos);
+  EXPECT_NE(json.find("\"cpu\": \"Example CPU @ 2.00GHz\""), std::string::npos);
+  EXPECT_NE(json.find("\"rtm\": false"), std::string::npos);
+  EXPECT_NE(json.find("\"detected\": \"htm ran: disabled\""), std::string::npos);
+  // JUnit properties.
+  std::unique_ptr<XmlElement> root = parse_xml(render(report, write_junit));
+  std::map<std::string, std::string> properties;
+  for (const XmlElement* p : root->all("testsuite")[0]->all("property")) {
+    properties[*p->attribute("name")] = *p->attribute("value");
+  }
+  EXPECT_EQ(properties["compiler"], "GCC 12.2.0");
+  EXPECT_EQ(properties["cpu"], "Example CPU @ 2.00GHz");
+  EXPECT_EQ(properties["rtm"].rfind("no", 0), 0u);
+  EXPECT_EQ(properties["commit"].rfind(commit, 0), 0u);
+  EXPECT_EQ(properties["tool_version"], "cuckoo-audit 0.1.0");
+  EXPECT_EQ(properties["started_utc"], "2026-11-21T10:00:00Z");
+  EXPECT_FALSE(properties["subject_environment"].empty());
+  // Markdown header and terminal summary.
+  const std::string md = render(report, write_markdown);
+  EXPECT_NE(md.find("| Commit | " + commit), std::string::npos);
+  EXPECT_NE(md.find("| CPU | Example CPU @ 2.00GHz |"), std::string::npos);
+  EXPECT_NE(md.find("| Compiler | GCC 12.2.0 |"), std::string::npos);
+  const std::string text = render(report, write_summary);
+  EXPECT_NE(text.find("Commit: " + commit), std::string::npos) << text;
+  EXPECT_NE(text.find("CPU: Example CPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("RTM: no"), std::string::npos) << text;
+}
+
+TEST(ReportMetadata, CollectedOutsideGitWithoutFailing) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("cuckoo-no-git-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  RunEnvironment env;
+  ASSERT_NO_THROW(env = collect_run_environment(dir));
+  std::filesystem::remove_all(dir);
+  // /tmp is in no git tree here; if it is on some machine the commit is a commit id.
+  EXPECT_TRUE(env.commit.empty() || env.commit.size() == 40 || env.commit.size() == 64) << env.commit;
+  EXPECT_FALSE(env.compiler.empty());
+  EXPECT_FALSE(env.compiler_flags.empty());
+  Report report;
+  report.environment = env;
+  const std::string md = render(report, write_markdown);
+  if (env.commit.empty()) {
+    EXPECT_NE(md.find("| Commit | unknown: "), std::string::npos) << md;
+  }
+}
+
+// The rules of audit/tests/junit-strict.xsd (the strict JUnit schema's, see
+// report_junit.cpp), checked here without xmllint; audit_junit_schema runs xmllint too.
+void expect_strict_junit(const XmlElement& root) {
+  const auto only = [](const XmlElement& e, std::set<std::string> allowed) {
+    for (const auto& [k, v] : e.attributes) {
+      EXPECT_TRUE(allowed.count(k)) << "<" << e.name << "> may not carry '" << k << "'";
+    }
+  };
+  // Children appear in this order, each name at most `max` times (0: unbounded).
+  const auto in_order = [](const XmlElement& e, std::vector<std::pair<std::string, int>> order) {
+    std::size_t at = 0;
+    int seen = 0;
+    for (const auto& c : e.children) {
+      while (at < order.size() && order[at].first != c->name) {
+        ++at;
+        seen = 0;
+      }
+      ASSERT_LT(at, order.size()) << "<" << c->name << "> out of order or not allowed in <" << e.name << ">";
+      ++seen;
+      if (order[at].second != 0) {
+        EXPECT_LE(seen, order[at].second) << "<" << c->name << "> repeated in <" << e.name << ">";
+      }
+    }
+  };
+  ASSERT_EQ(root.name, "testsuites");
+  only(root, {"name", "time", "tests", "failures", "disabled", "errors"});
+  in_order(root, {{"testsuite", 0}});
+  for (const auto& suite : root.children) {
+    EXPECT_TRUE(suite->attribute("name").has_value());
+    EXPECT_TRUE(suite->attribute("tests").has_value());
+    only(*suite, {"name", "tests", "failures", "errors", "time", "disabled", "skipped", "timestamp",
+                  "hostname", "id", "package"});
+    in_order(*suite, {{"properties", 1}, {"testcase", 0}, {"system-out", 1}, {"system-err", 1}});
+    for (const auto& child : suite->children) {
+      if (child->name == "properties") {
+        EXPECT_FALSE(child->children.empty());
+        for (const auto& p : child->children) {
+          EXPECT_EQ(p->name, "property");
+          only(*p, {"name", "value"});
+          EXPECT_TRUE(p->attribute("name") && p->attribute("value"));
+        }
+      } else if (child->name == "testcase") {
+        EXPECT_TRUE(child->attribute("name").has_value());
+        only(*child, {"name", "assertions", "time", "classname", "status"});
+        in_order(*child, {{"skipped", 1}, {"error", 0}, {"failure", 0}, {"system-out", 0},
+                          {"system-err", 0}});
+        for (const auto& c : child->children) {
+          if (c->name == "skipped") only(*c, {"message"});
+          if (c->name == "failure" || c->name == "error") only(*c, {"message", "type"});
+        }
+      }
+    }
+  }
+}
+
+TEST(ReportJunit, StrictSchemaRules) {
+  for (const Report& report : {sample_report(), unordered_report(), twelve_claims(), Report{}}) {
+    std::unique_ptr<XmlElement> root = parse_xml(render(report, write_junit));
+    expect_strict_junit(*root);
+  }
+}
+
+TEST(ReportJunit, NamesHoldNoValueDetectedAtRunTime) {
+  Report report;
+  ClaimResult r = simple("C10", Verdict::kPass, "concurrent-filter");
+  r.configuration = "coarse htm=automatic b=1..4";
+  r.detected = "htm ran: disabled";
+  report.results.push_back(r);
+  std::unique_ptr<XmlElement> root = parse_xml(render(report, write_junit));
+  const XmlElement* testcase = root->all("testcase").at(0);
+  EXPECT_EQ(testcase->attribute("name"), "concurrent-filter coarse htm=automatic b=1..4");
+  EXPECT_NE(testcase->child("system-out")->text.find("detected at run time: htm ran: disabled"),
+            std::string::npos);
+  // The same result detected otherwise on another machine keeps its name.
+  report.results[0].detected = "htm ran: hardware";
+  std::unique_ptr<XmlElement> other = parse_xml(render(report, write_junit));
+  EXPECT_EQ(other->all("testcase").at(0)->attribute("name"), testcase->attribute("name"));
+}
+
+// The JUnit name is "<engine> <configuration>": every task's configuration must be fixed
+// by the profile, not by the machine. The only machine-dependent choice the tasks make is
+// which hardware-transaction backend "automatic" runs; its configuration names the policy
+// alone ("htm=automatic"), and the backend that ran is ClaimResult::detected.
+TEST(ReportJunit, TaskConfigurationsNameNoValueDetectedAtRunTime) {
+  cuckoo::audit::TaskList tasks;
+  cuckoo::audit::add_model_claims(tasks, cuckoo::audit::Profile::kQuick);
+  cuckoo::audit::add_statistical_claims(tasks, cuckoo::audit::Profile::kQuick);
+  cuckoo::audit::add_concurrency_claims(tasks, cuckoo::audit::Profile::kQuick);
+  std::size_t htm = 0;
+  for (const cuckoo::audit::Task& task : tasks) {
+    EXPECT_EQ(task.configuration.find("ran:"), std::string::npos) << task.configuration;
+    EXPECT_EQ(task.configuration.find('('), std::string::npos) << task.configuration;
+    const std::size_t at = task.configuration.find("htm=");
+    if (at == std::string::npos) continue;
+    ++htm;
+    const std::string policy =
+        task.configuration.substr(at + 4, task.configuration.find(' ', at) - at - 4);
+    EXPECT_TRUE(policy == "automatic" || policy == "always_abort" || policy == "random_abort_30%")
+        << task.configuration;
+  }
+  EXPECT_GT(htm, 0u);
+}
+
+TEST(ReportCounterexample, FailingOpInEveryFormat) {
+  Report report;
+  ClaimResult r = simple("C1", Verdict::kFail, "filter");
+  Counterexample cx;
+  cx.trace = "# cuckoo trace v1\nengine filter\ninsert 1\ncontains 1  # op 2: fails here (C1)\n";
+  cx.failing_op = 2;
+  cx.shrunk_ops = 2;
+  cx.original_ops = 9;
+  r.counterexample = cx;
+  report.results.push_back(r);
+  EXPECT_NE(render(report, write_html).find("Fails at op 2"), std::string::npos);
+  EXPECT_NE(render(report, write_markdown).find("Fails at op 2"), std::string::npos);
+  EXPECT_NE(render(report, write_junit).find("fails at op 2"), std::string::npos);
+  EXPECT_NE(render(report, write_json).find("\"failing_op\": 2"), std::string::npos);
+  EXPECT_NE(render(report, write_summary).find("fails at op 2 of the trace file"), std::string::npos);
 }
 
 // Writes the sample into $CUCKOO_REPORT_SAMPLE_DIR for audit_report_in_browser

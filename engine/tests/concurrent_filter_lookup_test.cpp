@@ -1,4 +1,4 @@
-// StripedConcurrentFilter lookups write nothing shared (issue 11). Near full load the
+// StripedConcurrentFilter lookups write nothing shared. Near full load the
 // stash is not empty, and every negative lookup used to take the single stash lock, so
 // all misses serialized on one cache line. Lookups now read the stash as seqlock readers
 // of that lock; these tests watch the lock's version (it moves on every acquisition),

@@ -59,7 +59,7 @@ TEST(LockFreeBucketLayout, EveryShapeFitsItsWordsWithAVersion) {
       EXPECT_EQ(layout->words == 1, f * b <= 48) << "one word exactly when f * b <= 48";
     }
   }
-  // The shapes the README names.
+  // The shapes docs/engines.md names.
   EXPECT_EQ(LockFreeBucketLayout::of(12, 4)->words, 1U);
   EXPECT_EQ(LockFreeBucketLayout::of(12, 4)->version_bits, 14U);
   EXPECT_EQ(LockFreeBucketLayout::of(8, 4)->version_bits, 30U);
@@ -130,7 +130,7 @@ TEST(LockFreeFilter, MemoryIsEightBytesPerBucketWord) {
     EXPECT_LE(lf.memory_bytes(), table + 64 + sizeof(LockFreeFilter)) << "f=" << f << " b=" << b;
   }
   // f = 12, b = 4: 64 bits per bucket against CuckooFilter's 48 (the 14 version bits and
-  // the 2-bit K-CAS tag are the difference; README "Lock-free filter").
+  // the 2-bit K-CAS tag are the difference; docs/engines.md, "LockFreeFilter").
   const LockFreeFilter lf(make_config(1 << 20, 12, 4, 1));
   const CuckooFilter cf(make_config(1 << 20, 12, 4, 1));
   const double ratio = static_cast<double>(lf.memory_bytes()) / static_cast<double>(cf.memory_bytes());

@@ -180,7 +180,7 @@ template <class M>
 bool insert_moved(M& map, std::uint64_t n) {
   std::string key = key_of(n);
   std::string value = value_of(n);
-  const InsertResult r = armed([&] { return map.insert(std::move(key), std::move(value)); });
+  const InsertResult r = armed([&] { return map.insert_outcome(std::move(key), std::move(value)); });
   if (r == InsertResult::kInserted) return false;
   EXPECT_EQ(r, InsertResult::kFull);
   EXPECT_EQ(key, key_of(n)) << "a refused insert took the key";
@@ -192,7 +192,7 @@ template <class M>
 bool insert_copied(M& map, std::uint64_t n) {
   const std::string key = key_of(n);
   const std::string value = value_of(n);
-  const InsertResult r = armed([&] { return map.insert(key, value); });
+  const InsertResult r = armed([&] { return map.insert_outcome(key, value); });
   if (r == InsertResult::kInserted) return false;
   EXPECT_EQ(r, InsertResult::kFull);
   return true;
@@ -205,7 +205,7 @@ void every_insert_path() {
   // Fast path: a free slot in a candidate bucket; the copy of the key and value allocate.
   {
     M map(config(64, 1 << 12));
-    ASSERT_EQ(map.insert(key_of(1), value_of(1)), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(key_of(1), value_of(1)), InsertResult::kInserted);
     EXPECT_GT(for_every_failure(map, "fast path (copy)",
                                 [](M& m) { return insert_copied(m, 2); }),
               0U);
@@ -216,20 +216,20 @@ void every_insert_path() {
   {
     M map(config(64, 64));
     for (std::uint64_t k = 0; k < 40; ++k) {
-      ASSERT_EQ(map.insert(key_of(k), value_of(k)), InsertResult::kInserted);
+      ASSERT_EQ(map.insert_outcome(key_of(k), value_of(k)), InsertResult::kInserted);
     }
     // A key whose insert needs a path (a search that succeeds, no stash, no growth).
     std::uint64_t n = 40;
     for (;; ++n) {
       ASSERT_LT(n, 100'000U) << "no key needs a cuckoo path";
       M probe = map;
-      ASSERT_EQ(probe.insert(key_of(n), value_of(n)), InsertResult::kInserted);
+      ASSERT_EQ(probe.insert_outcome(key_of(n), value_of(n)), InsertResult::kInserted);
       if (probe.stats().bfs_searches > map.stats().bfs_searches && probe.stash_size() == 0 &&
           probe.stats().growths == map.stats().growths) {
         break;
       }
       if (probe.stats().bfs_searches == map.stats().bfs_searches) {
-        ASSERT_EQ(map.insert(key_of(n), value_of(n)), InsertResult::kInserted);  // fill on
+        ASSERT_EQ(map.insert_outcome(key_of(n), value_of(n)), InsertResult::kInserted);  // fill on
       }
     }
     const std::size_t allocations = for_every_failure(
@@ -241,7 +241,7 @@ void every_insert_path() {
     M map(config(64, 64));
     std::uint64_t hot = kHot;
     while (map.stash_size() == 0) {
-      ASSERT_EQ(map.insert(key_of(hot), value_of(hot)), InsertResult::kInserted);
+      ASSERT_EQ(map.insert_outcome(key_of(hot), value_of(hot)), InsertResult::kInserted);
       ++hot;
     }
     EXPECT_GT(for_every_failure(map, "stash", [hot](M& m) { return insert_moved(m, hot); }), 0U)
@@ -252,16 +252,16 @@ void every_insert_path() {
     M map(config(8 * B, 1 << 12));
     std::uint64_t hot = kHot;
     while (map.stash_size() < M::kStashSlots) {
-      ASSERT_EQ(map.insert(key_of(hot), value_of(hot)), InsertResult::kInserted);
+      ASSERT_EQ(map.insert_outcome(key_of(hot), value_of(hot)), InsertResult::kInserted);
       ++hot;
     }
     std::uint64_t n = 1;
     const std::size_t growths = map.stats().growths;
     M probe = map;
     while (probe.stats().growths == growths) {
-      ASSERT_EQ(probe.insert(key_of(n), value_of(n)), InsertResult::kInserted);
+      ASSERT_EQ(probe.insert_outcome(key_of(n), value_of(n)), InsertResult::kInserted);
       if (probe.stats().growths == growths) {
-        ASSERT_EQ(map.insert(key_of(n), value_of(n)), InsertResult::kInserted);
+        ASSERT_EQ(map.insert_outcome(key_of(n), value_of(n)), InsertResult::kInserted);
       }
       ++n;
     }
@@ -285,15 +285,15 @@ void every_insert_path() {
     M map(config(8 * B, 1 << 12));
     std::uint64_t warm = kWarm;
     while (map.stash_size() < M::kStashSlots) {
-      ASSERT_EQ(map.insert(key_of(warm), value_of(warm)), InsertResult::kInserted);
+      ASSERT_EQ(map.insert_outcome(key_of(warm), value_of(warm)), InsertResult::kInserted);
       ++warm;
     }
     for (std::uint64_t n = 1; map.size() * 100 < M::kGrowLoadPercent * map.capacity(); ++n) {
       ASSERT_LT(n, 10'000U) << "no keys fill the table without growing it";
       M probe = map;  // a key whose buckets are both among 0 and 1 would grow the map
-      ASSERT_EQ(probe.insert(key_of(n), value_of(n)), InsertResult::kInserted);
+      ASSERT_EQ(probe.insert_outcome(key_of(n), value_of(n)), InsertResult::kInserted);
       if (probe.stats().growths == 0) {
-        ASSERT_EQ(map.insert(key_of(n), value_of(n)), InsertResult::kInserted);
+        ASSERT_EQ(map.insert_outcome(key_of(n), value_of(n)), InsertResult::kInserted);
       }
     }
     ASSERT_EQ(map.stats().growths, 0U);
@@ -301,14 +301,14 @@ void every_insert_path() {
                                 [warm](M& m) { return insert_moved(m, warm); }),
               2U);
     M grown = map;
-    ASSERT_EQ(grown.insert(key_of(warm), value_of(warm)), InsertResult::kInserted);
+    ASSERT_EQ(grown.insert_outcome(key_of(warm), value_of(warm)), InsertResult::kInserted);
     EXPECT_EQ(grown.stats().growths, 1U) << "with no failure, the warm key grows the map";
   }
   // reserve: the rebuild allocates; a failure answers false and changes nothing.
   {
     M map(config(64, 1 << 14));
     for (std::uint64_t n = 0; n < 20; ++n) {
-      ASSERT_EQ(map.insert(key_of(n), value_of(n)), InsertResult::kInserted);
+      ASSERT_EQ(map.insert_outcome(key_of(n), value_of(n)), InsertResult::kInserted);
     }
     EXPECT_GE(for_every_failure(map, "reserve",
                                 [](M& m) { return !armed([&] { return m.reserve(2000); }); }),
@@ -318,11 +318,11 @@ void every_insert_path() {
   {
     M map(config(64, 1 << 12));
     for (std::uint64_t n = 0; n < 20; ++n) {
-      ASSERT_EQ(map.insert(key_of(n), value_of(n)), InsertResult::kInserted);
+      ASSERT_EQ(map.insert_outcome(key_of(n), value_of(n)), InsertResult::kInserted);
     }
     EXPECT_GT(for_every_failure(map, "try_emplace", [](M& m) {
       std::string key = key_of(500);
-      const InsertResult r = armed([&] { return m.try_emplace(std::move(key), 50, 'x'); });
+      const InsertResult r = armed([&] { return m.try_emplace_outcome(std::move(key), 50, 'x'); });
       if (r == InsertResult::kInserted) return false;
       EXPECT_EQ(r, InsertResult::kFull);
       EXPECT_EQ(key, key_of(500)) << "a refused try_emplace took the key";

@@ -86,7 +86,7 @@ std::string value_of(int i) { return std::to_string(i) + std::string(40, 'v'); }
 template <class M>
 void fill(M& map, int first, int n) {
   for (int i = first; i < first + n; ++i) {
-    ASSERT_EQ(map.insert(key_of(i), value_of(i)), InsertResult::kInserted) << i;
+    ASSERT_EQ(map.insert_outcome(key_of(i), value_of(i)), InsertResult::kInserted) << i;
   }
 }
 template <class M>
@@ -94,7 +94,7 @@ void expect_holds(const M& map, int first, int n, const std::string& what) {
   EXPECT_EQ(map.size(), static_cast<std::size_t>(n)) << what;
   EXPECT_EQ(map.check_invariants(), "") << what;
   for (int i = first; i < first + n; ++i) {
-    const std::string* v = map.find(key_of(i));
+    const std::string* v = map.find_value(key_of(i));
     ASSERT_NE(v, nullptr) << what << ": " << key_of(i) << " lost";
     EXPECT_EQ(*v, value_of(i)) << what;
   }
@@ -113,7 +113,7 @@ TEST(CuckooMapAllocatorPropagation, MoveAssignWithoutPropagationEqualAllocatorsK
   expect_holds(target, 0, 300, "after move assignment");
   EXPECT_EQ(source.size(), 0U);
   EXPECT_EQ(source.capacity(), 0U);
-  EXPECT_EQ(source.insert("again", "v"), InsertResult::kInserted);  // moved-from: usable
+  EXPECT_EQ(source.insert_outcome("again", "v"), InsertResult::kInserted);  // moved-from: usable
   EXPECT_EQ(source.get_allocator().label, 1);
 }
 
@@ -135,8 +135,8 @@ TEST(CuckooMapAllocatorPropagation, MoveAssignWithoutPropagationUnequalAllocator
         << "the target's items are in its own allocator's memory";
     EXPECT_EQ(source_pool->live_bytes, 0U) << "the source kept memory after the move";
     EXPECT_EQ(source.capacity(), 0U);
-    EXPECT_EQ(source.insert("again", "v"), InsertResult::kInserted);
-    EXPECT_EQ(*source.find("again"), "v");
+    EXPECT_EQ(source.insert_outcome("again", "v"), InsertResult::kInserted);
+    EXPECT_EQ(*source.find_value("again"), "v");
   }
   EXPECT_EQ(source_pool->live_bytes, 0U);
   EXPECT_EQ(target_pool->live_bytes, 0U);

@@ -1,4 +1,4 @@
-// CuckooMap as a C++ container user expects it (issue 11): standard hashers with the
+// CuckooMap as a C++ container user expects it: standard hashers with the
 // seed mixed in, enum keys, heterogeneous lookup without building a key, allocators and
 // their propagation, emplace / try_emplace / operator[] / at / count, mutable iteration.
 #include <gtest/gtest.h>
@@ -46,8 +46,8 @@ TEST(CuckooMapHashing, StandardHasherGetsTheSeedMixedIn) {
   EXPECT_EQ(cuckoo::seeded_hash(d, std::uint64_t{5}, 9), d(std::uint64_t{5}, 9));
 
   CuckooMap<std::uint64_t, int, 4, std::hash<std::uint64_t>> map(seeded(3));
-  for (std::uint64_t k = 0; k < 5000; ++k) ASSERT_EQ(map.insert(k, static_cast<int>(k)), InsertResult::kInserted);
-  for (std::uint64_t k = 0; k < 5000; ++k) ASSERT_EQ(*map.find(k), static_cast<int>(k));
+  for (std::uint64_t k = 0; k < 5000; ++k) ASSERT_EQ(map.insert_outcome(k, static_cast<int>(k)), InsertResult::kInserted);
+  for (std::uint64_t k = 0; k < 5000; ++k) ASSERT_EQ(*map.find_value(k), static_cast<int>(k));
   EXPECT_EQ(map.check_invariants(), "");
   // Sequential keys under an identity hash would pile into few buckets without the mix:
   // the map would have needed many more doublings than the load requires.
@@ -64,8 +64,8 @@ struct AbslShapedHash {
 
 TEST(CuckooMapHashing, AbslShapedHasherAndStringKeys) {
   CuckooMap<std::string, int, 4, AbslShapedHash> map(seeded(5));
-  for (int i = 0; i < 1000; ++i) ASSERT_EQ(map.insert("key" + std::to_string(i), i), InsertResult::kInserted);
-  for (int i = 0; i < 1000; ++i) ASSERT_EQ(*map.find("key" + std::to_string(i)), i);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(map.insert_outcome("key" + std::to_string(i), i), InsertResult::kInserted);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(*map.find_value("key" + std::to_string(i)), i);
   EXPECT_FALSE(map.contains("absent"));
 }
 
@@ -74,12 +74,12 @@ enum Plain { kOne = 1, kTwo = 2 };
 
 TEST(CuckooMapHashing, EnumKeys) {
   CuckooMap<Color, std::string> colors(seeded(1));
-  EXPECT_EQ(colors.insert(Color::kRed, "red"), InsertResult::kInserted);
-  EXPECT_EQ(colors.insert(Color::kBlue, "blue"), InsertResult::kInserted);
-  EXPECT_EQ(*colors.find(Color::kBlue), "blue");
+  EXPECT_EQ(colors.insert_outcome(Color::kRed, "red"), InsertResult::kInserted);
+  EXPECT_EQ(colors.insert_outcome(Color::kBlue, "blue"), InsertResult::kInserted);
+  EXPECT_EQ(*colors.find_value(Color::kBlue), "blue");
   EXPECT_FALSE(colors.contains(Color::kGreen));
   CuckooMap<Plain, int> plain(seeded(1));
-  EXPECT_EQ(plain.insert(kTwo, 2), InsertResult::kInserted);
+  EXPECT_EQ(plain.insert_outcome(kTwo, 2), InsertResult::kInserted);
   EXPECT_TRUE(plain.contains(kTwo));
   EXPECT_EQ(cuckoo::DefaultHasher{}(Color::kBlue, 7), cuckoo::DefaultHasher{}(std::uint8_t{2}, 7));
 }
@@ -114,11 +114,11 @@ struct CountingEq {
 TEST(CuckooMapHeterogeneous, StringViewLookupBuildsNoKey) {
   CuckooMap<CountingString, int, 4, CountingHash, CountingEq> map(seeded(2));
   for (int i = 0; i < 100; ++i) {
-    ASSERT_EQ(map.insert(CountingString("k" + std::to_string(i)), i), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(CountingString("k" + std::to_string(i)), i), InsertResult::kInserted);
   }
   CountingString::constructions = 0;
   const std::string probe = "k42";
-  EXPECT_EQ(*map.find(std::string_view(probe)), 42);
+  EXPECT_EQ(*map.find_value(std::string_view(probe)), 42);
   EXPECT_TRUE(map.contains(std::string_view("k7")));
   EXPECT_FALSE(map.contains(std::string_view("nope")));
   EXPECT_EQ(map.count(std::string_view("k9")), 1U);
@@ -129,17 +129,17 @@ TEST(CuckooMapHeterogeneous, StringViewLookupBuildsNoKey) {
 }
 
 template <class M, class Q>
-concept CanFind = requires(M& m, const Q& q) { m.find(q); };
+concept CanFind = requires(M& m, const Q& q) { m.find_value(q); };
 
 TEST(CuckooMapHeterogeneous, DefaultHasherWithTransparentEquality) {
   CuckooMap<std::string, int, 4, cuckoo::DefaultHasher, std::equal_to<>> map(seeded(4));
-  ASSERT_EQ(map.insert("alpha", 1), InsertResult::kInserted);
+  ASSERT_EQ(map.insert_outcome("alpha", 1), InsertResult::kInserted);
   const std::string_view view = "alpha";
-  ASSERT_NE(map.find(view), nullptr);
-  EXPECT_EQ(*map.find(view), 1);
+  ASSERT_NE(map.find_value(view), nullptr);
+  EXPECT_EQ(*map.find_value(view), 1);
   EXPECT_TRUE(map.contains("alpha"));  // const char*
   // Without a transparent equality, only K is accepted (the standard containers' rule).
-  using Opaque = CuckooMap<std::string, int>;
+  using Opaque = CuckooMap<std::string, int, 4, cuckoo::DefaultHasher, std::equal_to<std::string>>;
   static_assert(!CanFind<Opaque, std::string_view>);
   static_assert(CanFind<Opaque, std::string>);
   static_assert(CanFind<Opaque, const char*>);  // converts to std::string, as in std maps
@@ -195,7 +195,7 @@ TEST(CuckooMapAllocator, AllMemoryComesFromTheAllocatorAndReturnsToIt) {
               Alloc>
         map(seeded(8), {}, {}, alloc);
     EXPECT_GT(alloc.log->allocations, 0U);
-    for (std::uint64_t k = 0; k < 20'000; ++k) ASSERT_EQ(map.insert(k, k), InsertResult::kInserted);
+    for (std::uint64_t k = 0; k < 20'000; ++k) ASSERT_EQ(map.insert_outcome(k, k), InsertResult::kInserted);
     EXPECT_GT(map.stats().growths, 0U);
     EXPECT_EQ(alloc.log->live_bytes, map.memory_bytes())
         << "the slot array and occupancy bytes are the allocator's live bytes";
@@ -219,7 +219,7 @@ TEST(CuckooMapAllocator, PropagationFollowsTheTraits) {
      // unequal allocators moves the items one by one into the target's memory
     A0 a, b;
     PMap<false> x(seeded(1), {}, {}, a), y(seeded(2), {}, {}, b);
-    for (int i = 0; i < 100; ++i) ASSERT_EQ(x.insert("k" + std::to_string(i), std::string(30, 'v')), InsertResult::kInserted);
+    for (int i = 0; i < 100; ++i) ASSERT_EQ(x.insert_outcome("k" + std::to_string(i), std::string(30, 'v')), InsertResult::kInserted);
     y = x;
     EXPECT_TRUE(y.get_allocator() == b);
     EXPECT_TRUE(y == x);
@@ -227,31 +227,31 @@ TEST(CuckooMapAllocator, PropagationFollowsTheTraits) {
     z = std::move(x);
     EXPECT_TRUE(z.get_allocator() == b);
     EXPECT_EQ(z.size(), 100U);
-    EXPECT_EQ(*z.find("k5"), std::string(30, 'v'));
+    EXPECT_EQ(*z.find_value("k5"), std::string(30, 'v'));
     EXPECT_EQ(z.check_invariants(), "");
     EXPECT_EQ(x.size(), 0U);
     PMap<false> v(seeded(5), {}, {}, b);
     v = std::move(x);  // a moved-from source, unequal allocators: v ends empty and valid
     EXPECT_EQ(v.size(), 0U);
     EXPECT_EQ(v.check_invariants(), "");
-    EXPECT_EQ(v.insert("k", "v"), InsertResult::kInserted);
-    EXPECT_EQ(x.insert("again", "v"), InsertResult::kInserted);  // moved-from: usable
+    EXPECT_EQ(v.insert_outcome("k", "v"), InsertResult::kInserted);
+    EXPECT_EQ(x.insert_outcome("again", "v"), InsertResult::kInserted);  // moved-from: usable
   }
   {  // propagating: the source's allocator comes along
     A1 a, b;
     PMap<true> x(seeded(1), {}, {}, a), y(seeded(2), {}, {}, b);
-    ASSERT_EQ(x.insert("k", "v"), InsertResult::kInserted);
+    ASSERT_EQ(x.insert_outcome("k", "v"), InsertResult::kInserted);
     y = x;
     EXPECT_TRUE(y.get_allocator() == a);
     PMap<true> z(seeded(3), {}, {}, b);
     z = std::move(y);
     EXPECT_TRUE(z.get_allocator() == a);
-    EXPECT_EQ(*z.find("k"), "v");
+    EXPECT_EQ(*z.find_value("k"), "v");
     PMap<true> w(seeded(4), {}, {}, b);
     swap(w, z);
     EXPECT_TRUE(w.get_allocator() == a);
     EXPECT_TRUE(z.get_allocator() == b);
-    EXPECT_EQ(*w.find("k"), "v");
+    EXPECT_EQ(*w.find_value("k"), "v");
   }
 }
 
@@ -268,18 +268,18 @@ struct Tally {
 
 TEST(CuckooMapApi, EmplaceTryEmplace) {
   CuckooMap<std::string, Tally> map(seeded(6));
-  EXPECT_EQ(map.emplace(std::piecewise_construct, std::forward_as_tuple("a"),
+  EXPECT_EQ(map.emplace_outcome(std::piecewise_construct, std::forward_as_tuple("a"),
                         std::forward_as_tuple(1, 2)),
             InsertResult::kInserted);
-  EXPECT_EQ(map.find("a")->n, 3);
+  EXPECT_EQ(map.find_value("a")->n, 3);
   Tally::constructed = 0;
-  EXPECT_EQ(map.try_emplace("a", 10, 20), InsertResult::kExists);
+  EXPECT_EQ(map.try_emplace_outcome("a", 10, 20), InsertResult::kExists);
   EXPECT_EQ(Tally::constructed, 0) << "try_emplace built a value for a present key";
-  EXPECT_EQ(map.find("a")->n, 3);
+  EXPECT_EQ(map.find_value("a")->n, 3);
   std::string key(40, 'k');
-  EXPECT_EQ(map.try_emplace(std::move(key), 4, 5), InsertResult::kInserted);
+  EXPECT_EQ(map.try_emplace_outcome(std::move(key), 4, 5), InsertResult::kInserted);
   EXPECT_EQ(Tally::constructed, 1);
-  EXPECT_EQ(map.find(std::string(40, 'k'))->n, 9);
+  EXPECT_EQ(map.find_value(std::string(40, 'k'))->n, 9);
 }
 
 TEST(CuckooMapApi, SubscriptAtCount) {
@@ -307,18 +307,19 @@ TEST(CuckooMapApi, SubscriptAtCount) {
   // Through growth, stash and path inserts, operator[] returns the new item's value.
   CuckooMap<std::uint64_t, std::uint64_t> grow(seeded(2, 8));
   for (std::uint64_t k = 0; k < 3000; ++k) grow[k] = k * 3;
-  for (std::uint64_t k = 0; k < 3000; ++k) ASSERT_EQ(*grow.find(k), k * 3) << k;
+  for (std::uint64_t k = 0; k < 3000; ++k) ASSERT_EQ(*grow.find_value(k), k * 3) << k;
 }
 
 TEST(CuckooMapApi, MutableIteration) {
   CuckooMap<std::uint64_t, std::string> map(seeded(12));
   std::map<std::uint64_t, std::string> model;
   for (std::uint64_t k = 0; k < 500; ++k) {
-    ASSERT_EQ(map.insert(k, "v"), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(k, "v"), InsertResult::kInserted);
     model[k] = "v";
   }
-  for (auto [k, v] : map) v += std::to_string(k);  // the reference object binds V&
+  for (auto& [k, v] : map) v += std::to_string(k);  // binds the stored pair
   for (auto&& [k, v] : map) v += "!";
+  for (auto [k, v] : map) v += "lost";  // a copy, as with std::unordered_map
   for (auto it = map.begin(); it != map.end(); ++it) it->second += "?";
   for (auto& [k, v] : model) v += std::to_string(k) + "!?";
   std::size_t visited = 0;
@@ -328,8 +329,9 @@ TEST(CuckooMapApi, MutableIteration) {
   }
   EXPECT_EQ(visited, model.size());
   // Keys are read-only through the iterator.
-  static_assert(std::is_same_v<decltype((*map.begin()).first), const std::uint64_t&>);
-  static_assert(std::is_same_v<decltype((*map.begin()).second), std::string&>);
+  static_assert(std::is_same_v<decltype(((*map.begin()).first)), const std::uint64_t&>);
+  static_assert(std::is_same_v<decltype(((*map.begin()).second)), std::string&>);
+  static_assert(std::is_same_v<decltype(*map.begin()), std::pair<const std::uint64_t, std::string>&>);
   // iterator converts to const_iterator.
   decltype(map)::const_iterator c = map.begin();
   EXPECT_TRUE(c == std::as_const(map).begin());

@@ -1,4 +1,4 @@
-// CuckooMap::find_many, the batched find (issue 13): the same answer as find() for every
+// CuckooMap::find_many, the batched find: the same answer as find() for every
 // key, across groups, growth, the stash, an empty and a moved-from map, heterogeneous
 // keys, and the result ranges a user passes; too few results is an error that writes
 // nothing.
@@ -39,7 +39,7 @@ void expect_same_as_find(const Map& map, const std::vector<Key>& keys) {
   std::vector<const V*> results(keys.size(), reinterpret_cast<const V*>(&keys));  // junk
   map.find_many(keys, results);
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    ASSERT_EQ(results[i], map.find(keys[i])) << "key #" << i;
+    ASSERT_EQ(results[i], map.find_value(keys[i])) << "key #" << i;
   }
 }
 
@@ -57,7 +57,7 @@ TEST(CuckooMapFindMany, AgreesWithFindThroughGrowth) {
   for (std::uint64_t round = 0; round < 6; ++round) {
     for (int i = 0; i < 700; ++i) {
       const std::uint64_t k = rng.below(5000);
-      (void)map.insert(k, k * 3 + 1);
+      (void)map.insert_outcome(k, k * 3 + 1);
     }
     keys.clear();
     // Lengths around the pipeline's stage distance D: shorter than one stage, than two,
@@ -85,7 +85,7 @@ TEST(CuckooMapFindMany, FindsStashedItems) {
   CuckooMap<std::uint64_t, std::uint64_t, 1> map(config);
   std::vector<std::uint64_t> keys;
   for (std::uint64_t k = 0; k < 400; ++k) {
-    if (map.insert(k, k) == InsertResult::kInserted) keys.push_back(k);
+    if (map.insert_outcome(k, k) == InsertResult::kInserted) keys.push_back(k);
   }
   ASSERT_GT(map.stats().stash_high_water, 0U) << "the scenario needs items in the stash";
   keys.push_back(100000);  // absent
@@ -116,10 +116,10 @@ TEST(CuckooMapFindMany, FindsAKeyInItsSecondBucketBehindAForeignTagMatch) {
   hasher.place(kKey, hash_with_tag(0, 1, kTag));
   for (std::uint64_t k = 2; k < 5; ++k) hasher.place(k, hash_with_tag(0, 3, kTag + k));
   // Bucket 0 fills with the foreign key and three others; kKey then goes to bucket 1.
-  for (std::uint64_t k = 1; k < 5; ++k) ASSERT_EQ(map.insert(k, k), InsertResult::kInserted);
-  ASSERT_EQ(map.insert(kKey, 99), InsertResult::kInserted);
+  for (std::uint64_t k = 1; k < 5; ++k) ASSERT_EQ(map.insert_outcome(k, k), InsertResult::kInserted);
+  ASSERT_EQ(map.insert_outcome(kKey, 99), InsertResult::kInserted);
   ASSERT_EQ(map.stash_size(), 0U);
-  ASSERT_NE(map.find(kKey), nullptr);
+  ASSERT_NE(map.find_value(kKey), nullptr);
   // kKey first, then again after more keys than the ring holds, so that its ring entry
   // was used by another key before.
   std::vector<std::uint64_t> keys = {kKey};
@@ -134,7 +134,7 @@ TEST(CuckooMapFindMany, EmptyAndMovedFromMapsFindNothing) {
   std::vector<const int*> results(3, reinterpret_cast<const int*>(&keys));
   map.find_many(keys, results);
   for (const int* r : results) EXPECT_EQ(r, nullptr);
-  (void)map.insert(2, 20);
+  (void)map.insert_outcome(2, 20);
   CuckooMap<std::uint64_t, int> taken(std::move(map));
   std::fill(results.begin(), results.end(), reinterpret_cast<const int*>(&keys));
   map.find_many(keys, results);  // NOLINT(bugprone-use-after-move): moved-from is valid
@@ -151,8 +151,8 @@ TEST(CuckooMapFindMany, EmptyAndMovedFromMapsFindNothing) {
 // from a std::array, into a std::deque of results.
 TEST(CuckooMapFindMany, TakesHeterogeneousKeysAndAnyResultRange) {
   CuckooMap<std::string, int, 4, cuckoo::DefaultHasher, std::equal_to<>> map;
-  (void)map.insert("alpha", 1);
-  (void)map.insert("gamma", 3);
+  (void)map.insert_outcome("alpha", 1);
+  (void)map.insert_outcome("gamma", 3);
   const std::array<std::string_view, 3> keys = {"alpha", "beta", "gamma"};
   std::deque<const int*> results(3);
   map.find_many(keys, results);
@@ -165,7 +165,7 @@ TEST(CuckooMapFindMany, TakesHeterogeneousKeysAndAnyResultRange) {
 
 TEST(CuckooMapFindMany, TooFewResultsThrowsAndWritesNothing) {
   CuckooMap<std::uint64_t, int> map;
-  (void)map.insert(1, 10);
+  (void)map.insert_outcome(1, 10);
   const std::vector<std::uint64_t> keys = {1, 2, 3};
   const int sentinel = 0;
   std::vector<const int*> results(2, &sentinel);
@@ -188,9 +188,9 @@ TEST(CuckooMapFindMany, TooFewResultsThrowsAndWritesNothing) {
 TEST(CuckooMapFindMany, TooFewResultsThrowsOnEmptyAndMovedFromMapsToo) {
   CuckooMap<std::uint64_t, int> empty;
   CuckooMap<std::uint64_t, int> filled;
-  (void)filled.insert(1, 10);
+  (void)filled.insert_outcome(1, 10);
   CuckooMap<std::uint64_t, int> moved_from;
-  (void)moved_from.insert(2, 20);
+  (void)moved_from.insert_outcome(2, 20);
   const CuckooMap<std::uint64_t, int> taken(std::move(moved_from));
   ASSERT_EQ(moved_from.capacity(), 0U);  // NOLINT(bugprone-use-after-move): moved-from is valid
   const std::vector<std::uint64_t> keys = {1, 2, 3};
@@ -205,5 +205,5 @@ TEST(CuckooMapFindMany, TooFewResultsThrowsOnEmptyAndMovedFromMapsToo) {
     std::vector<const int*> none;
     EXPECT_THROW(map->find_many(keys, none), std::invalid_argument) << what;
   }
-  EXPECT_EQ(*taken.find(2), 20);
+  EXPECT_EQ(*taken.find_value(2), 20);
 }

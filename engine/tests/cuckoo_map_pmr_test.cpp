@@ -82,14 +82,14 @@ cuckoo::CuckooMapConfig map_config(std::uint64_t seed) {
 
 void fill(Map& map, std::uint64_t first, std::uint64_t n) {
   for (std::uint64_t k = first; k < first + n; ++k) {
-    ASSERT_EQ(map.insert(k, k * 3), InsertResult::kInserted) << k;
+    ASSERT_EQ(map.insert_outcome(k, k * 3), InsertResult::kInserted) << k;
   }
 }
 void expect_holds(const Map& map, std::uint64_t first, std::uint64_t n, const char* what) {
   EXPECT_EQ(map.size(), n) << what;
   EXPECT_EQ(map.check_invariants(), "") << what;
   for (std::uint64_t k = first; k < first + n; ++k) {
-    const std::uint64_t* v = map.find(k);
+    const std::uint64_t* v = map.find_value(k);
     ASSERT_NE(v, nullptr) << what << ": key " << k << " lost";
     EXPECT_EQ(*v, k * 3) << what;
   }
@@ -108,10 +108,10 @@ TEST(CuckooMapPmr, MemoryComesFromTheResource) {
   fill(map, 0, 2000);  // grows several times
   EXPECT_GT(map.stats().growths, 0U);
   for (std::uint64_t k = 0; k < 2000; k += 2) ASSERT_TRUE(map.erase(k)) << k;
-  for (std::uint64_t k = 1; k < 2000; k += 2) ASSERT_EQ(*map.find(k), k * 3) << k;
+  for (std::uint64_t k = 1; k < 2000; k += 2) ASSERT_EQ(*map.find_value(k), k * 3) << k;
   EXPECT_FALSE(map.contains(0));
   for (std::uint64_t k = 0; k < 2000; k += 2) {
-    ASSERT_EQ(map.insert(k, k * 3), InsertResult::kInserted) << k;
+    ASSERT_EQ(map.insert_outcome(k, k * 3), InsertResult::kInserted) << k;
   }
   expect_holds(map, 0, 2000, "after erase and insert");
   EXPECT_GT(counted.allocations(), 1U);
@@ -167,7 +167,7 @@ TEST(CuckooMapPmr, MemoryComesFromTheResource) {
   expect_holds(across, 9000, 7, "swapped");
 
   // The moved-from maps are usable, on their own resource.
-  ASSERT_EQ(map.insert(1, 3), InsertResult::kInserted);
+  ASSERT_EQ(map.insert_outcome(1, 3), InsertResult::kInserted);
   EXPECT_EQ(map.get_allocator().resource(), &counted);
   EXPECT_EQ(elsewhere.live_bytes(), copy.memory_bytes())
       << "only the copy took memory from the default resource";

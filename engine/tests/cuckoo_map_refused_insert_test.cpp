@@ -127,37 +127,37 @@ void expect_every_form_changes_nothing(M& map, std::uint64_t id, InsertResult ex
   };
   {
     Arguments a(id);
-    check(map.insert(std::move(a.key), std::move(a.value)), a, "insert(K&&, V&&)");
+    check(map.insert_outcome(std::move(a.key), std::move(a.value)), a, "insert(K&&, V&&)");
   }
   if (expected == InsertResult::kFull) {  // insert_or_assign updates a present key
     Arguments a(id);
-    check(map.insert_or_assign(std::move(a.key), std::move(a.value)), a,
+    check(map.insert_or_assign_outcome(std::move(a.key), std::move(a.value)), a,
           "insert_or_assign(K&&, V&&)");
   }
   {
     Arguments a(id);
-    check(map.try_emplace(std::move(a.key), std::move(a.value)), a, "try_emplace(K&&, V&&)");
+    check(map.try_emplace_outcome(std::move(a.key), std::move(a.value)), a, "try_emplace(K&&, V&&)");
   }
   {
     Arguments a(id);
-    check(map.try_emplace(std::as_const(a.key), std::move(a.value)), a,
+    check(map.try_emplace_outcome(std::as_const(a.key), std::move(a.value)), a,
           "try_emplace(const K&, V&&)");
   }
   {
     Arguments a(id);
-    check(map.emplace(std::move(a.key), std::move(a.value)), a, "emplace(K&&, V&&)");
+    check(map.emplace_outcome(std::move(a.key), std::move(a.value)), a, "emplace(K&&, V&&)");
   }
   {
     std::pair<TrackedKey, Value> item(TrackedKey(id), value_of(id));
     Arguments a(id);
-    const InsertResult r = map.emplace(std::move(item));
+    const InsertResult r = map.emplace_outcome(std::move(item));
     a.key.moved_from = item.first.moved_from;
     a.value = std::move(item.second);
     check(r, a, "emplace(std::pair&&)");
   }
   {
     Arguments a(id);
-    check(map.emplace(std::piecewise_construct, std::forward_as_tuple(std::move(a.key)),
+    check(map.emplace_outcome(std::piecewise_construct, std::forward_as_tuple(std::move(a.key)),
                       std::forward_as_tuple(std::move(a.value))),
           a, "emplace(piecewise_construct, ...)");
   }
@@ -168,10 +168,10 @@ void expect_every_form_changes_nothing(M& map, std::uint64_t id, InsertResult ex
 template <class M>
 void expect_try_emplace_stores(M& map, std::uint64_t id) {
   Arguments a(id);
-  ASSERT_EQ(map.try_emplace(std::move(a.key), std::move(a.value)), InsertResult::kInserted);
+  ASSERT_EQ(map.try_emplace_outcome(std::move(a.key), std::move(a.value)), InsertResult::kInserted);
   EXPECT_TRUE(a.key.moved_from);
   EXPECT_EQ(a.value, nullptr);
-  const Value* stored = map.find(TrackedKey(id));
+  const Value* stored = map.find_value(TrackedKey(id));
   ASSERT_NE(stored, nullptr);
   ASSERT_NE(*stored, nullptr);
   EXPECT_EQ(**stored, id);
@@ -210,7 +210,7 @@ void growth_impossible() {
   const cuckoo::CuckooMapStats before = map.stats();
   {
     Arguments a(id);
-    EXPECT_EQ(map.try_emplace(std::move(a.key), std::move(a.value)), InsertResult::kFull);
+    EXPECT_EQ(map.try_emplace_outcome(std::move(a.key), std::move(a.value)), InsertResult::kFull);
     expect_untouched(a, id, "try_emplace(K&&, V&&) with growth impossible");
   }
   // The insert's own search fails once; each rebuild it tried failed a search too.
@@ -234,7 +234,7 @@ void allocation_fails_during_growth() {
   for (;; ++id) {
     ASSERT_LT(id, 10'000U) << "no insert was refused with the allocator failing";
     Arguments a(id);
-    const InsertResult r = map.try_emplace(std::move(a.key), std::move(a.value));
+    const InsertResult r = map.try_emplace_outcome(std::move(a.key), std::move(a.value));
     if (r == InsertResult::kInserted) continue;
     ASSERT_EQ(r, InsertResult::kFull);
     expect_untouched(a, id, "try_emplace(K&&, V&&) refused on std::bad_alloc");
@@ -248,7 +248,7 @@ void allocation_fails_during_growth() {
   expect_try_emplace_stores(map, id);
   EXPECT_GT(map.stats().growths, 0U);
   for (std::uint64_t k = 1; k <= id; ++k) {
-    const Value* v = map.find(TrackedKey(k));
+    const Value* v = map.find_value(TrackedKey(k));
     ASSERT_NE(v, nullptr) << k;
     EXPECT_EQ(**v, k);
   }
@@ -273,7 +273,7 @@ TEST(CuckooMapRefusedInsert, MovedFromMapThatCannotAllocateTakesNoArgument) {
   EXPECT_GT(alloc.state->refusals, 0U);
   alloc.state->fail = false;
   expect_try_emplace_stores(map, 2);
-  EXPECT_EQ(**taken.find(TrackedKey(1)), 1U);
+  EXPECT_EQ(**taken.find_value(TrackedKey(1)), 1U);
 }
 
 // A value whose constructor from its arguments can throw is built only once the insert
@@ -289,21 +289,21 @@ TEST(CuckooMapRefusedInsert, ThrowingValueConstructorTakesNoArgumentWhenFull) {
   LMap map(config(4, 4));
   std::uint64_t id = kColliding;
   for (; map.size() < 4 + LMap::kStashSlots; ++id) {
-    ASSERT_EQ(map.try_emplace(TrackedKey(id), value_of(id), "stored"), InsertResult::kInserted);
+    ASSERT_EQ(map.try_emplace_outcome(TrackedKey(id), value_of(id), "stored"), InsertResult::kInserted);
   }
   Arguments a(id);
-  ASSERT_EQ(map.try_emplace(std::move(a.key), std::move(a.value), "refused"), InsertResult::kFull);
+  ASSERT_EQ(map.try_emplace_outcome(std::move(a.key), std::move(a.value), "refused"), InsertResult::kFull);
   expect_untouched(a, id, "try_emplace(K&&, Value&&, const char*)");
   // With room (a map that grows), the same call stores it, through the slow paths too.
   LMap grows(config(4, 1 << 12));
   for (std::uint64_t k = kColliding; k < kColliding + 12; ++k) {
-    ASSERT_EQ(grows.try_emplace(TrackedKey(k), value_of(k), "x"), InsertResult::kInserted);
+    ASSERT_EQ(grows.try_emplace_outcome(TrackedKey(k), value_of(k), "x"), InsertResult::kInserted);
   }
   for (std::uint64_t k = 0; k < 300; ++k) {
-    ASSERT_EQ(grows.try_emplace(TrackedKey(k), value_of(k), "y"), InsertResult::kInserted);
+    ASSERT_EQ(grows.try_emplace_outcome(TrackedKey(k), value_of(k), "y"), InsertResult::kInserted);
   }
   EXPECT_EQ(grows.check_invariants(), "");
-  for (std::uint64_t k = 0; k < 300; ++k) ASSERT_EQ(*grows.find(TrackedKey(k))->value, k);
+  for (std::uint64_t k = 0; k < 300; ++k) ASSERT_EQ(*grows.find_value(TrackedKey(k))->value, k);
 }
 
 // A value whose construction throws std::bad_alloc while `fail` is set: the insert is
@@ -330,9 +330,9 @@ TEST(CuckooMapRefusedInsert, ValueConstructorBadAllocLeavesTheKeyOnEveryPath) {
     const FMap::size_type size = map.size();
     Fragile::fail = true;
     TrackedKey key(id);
-    const InsertResult refused = map.try_emplace(std::move(key), id);
+    const InsertResult refused = map.try_emplace_outcome(std::move(key), id);
     TrackedKey other(id);
-    const InsertResult emplaced = map.emplace(std::move(other), id);
+    const InsertResult emplaced = map.emplace_outcome(std::move(other), id);
     Fragile::fail = false;
     ASSERT_EQ(refused, InsertResult::kFull) << id;
     ASSERT_EQ(emplaced, InsertResult::kFull) << id;
@@ -340,7 +340,7 @@ TEST(CuckooMapRefusedInsert, ValueConstructorBadAllocLeavesTheKeyOnEveryPath) {
     EXPECT_FALSE(other.moved_from) << "emplace took the key of a value that threw, " << id;
     ASSERT_EQ(map.size(), size);
     refusals += 2;
-    ASSERT_EQ(map.try_emplace(std::move(key), id), InsertResult::kInserted) << id;
+    ASSERT_EQ(map.try_emplace_outcome(std::move(key), id), InsertResult::kInserted) << id;
   }
   EXPECT_EQ(map.stats().full_rejections, refusals);
   EXPECT_GT(map.stats().growths, 0U);
@@ -348,7 +348,7 @@ TEST(CuckooMapRefusedInsert, ValueConstructorBadAllocLeavesTheKeyOnEveryPath) {
   EXPECT_EQ(map.check_invariants(), "");
   for (std::uint64_t n = 1; n <= 600; ++n) {
     const std::uint64_t id = n % 50 == 0 && n / 50 <= 12 ? kColliding + n / 50 : n;
-    const Fragile* v = map.find(TrackedKey(id));
+    const Fragile* v = map.find_value(TrackedKey(id));
     ASSERT_NE(v, nullptr) << id;
     EXPECT_EQ(v->n, id);
   }

@@ -1,4 +1,4 @@
-// Regression tests of CuckooMap defects found in review (issue 11). Each one failed on
+// Regression tests of CuckooMap defects found in review. Each one failed on
 // the code before its fix:
 //   - a refused insert (kFull) moved from the caller's key and value;
 //   - the branch-free key comparison called a class key's operator== on empty slots;
@@ -46,14 +46,14 @@ TEST(CuckooMapRegression, RefusedInsertLeavesTheCallersArgumentsUntouched) {
   Map map(fixed_config(4, 4));  // one bucket, no growth: 4 slots + the stash
   int i = 0;
   for (; map.size() < 4 + Map::kStashSlots; ++i) {
-    ASSERT_EQ(map.insert(long_text("k", i), long_text("v", i)), InsertResult::kInserted) << i;
+    ASSERT_EQ(map.insert_outcome(long_text("k", i), long_text("v", i)), InsertResult::kInserted) << i;
   }
   std::string key = long_text("k", i);
   std::string value = long_text("v", i);
-  ASSERT_EQ(map.insert(std::move(key), std::move(value)), InsertResult::kFull);
+  ASSERT_EQ(map.insert_outcome(std::move(key), std::move(value)), InsertResult::kFull);
   EXPECT_EQ(key, long_text("k", i)) << "insert(K&&, V&&) answered kFull but took the key";
   EXPECT_EQ(value, long_text("v", i)) << "insert(K&&, V&&) answered kFull but took the value";
-  ASSERT_EQ(map.insert_or_assign(std::move(key), std::move(value)), InsertResult::kFull);
+  ASSERT_EQ(map.insert_or_assign_outcome(std::move(key), std::move(value)), InsertResult::kFull);
   EXPECT_EQ(key, long_text("k", i)) << "insert_or_assign answered kFull but took the key";
   EXPECT_EQ(value, long_text("v", i)) << "insert_or_assign answered kFull but took the value";
   // The caller can put the item elsewhere: it is whole.
@@ -63,7 +63,7 @@ TEST(CuckooMapRegression, RefusedInsertLeavesTheCallersArgumentsUntouched) {
   // kExists takes nothing either.
   std::string present = long_text("k", 0);
   std::string other_value = long_text("other", 0);
-  ASSERT_EQ(map.insert(std::move(present), std::move(other_value)), InsertResult::kExists);
+  ASSERT_EQ(map.insert_outcome(std::move(present), std::move(other_value)), InsertResult::kExists);
   EXPECT_EQ(present, long_text("k", 0));
   EXPECT_EQ(other_value, long_text("other", 0));
   EXPECT_EQ(map.check_invariants(), "");
@@ -87,14 +87,14 @@ TEST(CuckooMapRegression, KeyEqualityNeverSeesAnEmptySlot) {
   CuckooMap<BoxedKey, int, 4, BoxedKeyHasher> map(fixed_config(64, 1024));
   // Sparse: almost every bucket a lookup reads has empty slots.
   for (int i = 0; i < 5; ++i) {
-    ASSERT_EQ(map.insert(BoxedKey{&numbers[i]}, i), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(BoxedKey{&numbers[i]}, i), InsertResult::kInserted);
   }
   for (int i = 0; i < 10; ++i) {
     EXPECT_EQ(map.contains(BoxedKey{&numbers[i]}), i < 5) << numbers[i];
   }
   const int probe = 3;  // another address, an equal value
-  ASSERT_NE(map.find(BoxedKey{&probe}), nullptr);
-  EXPECT_EQ(*map.find(BoxedKey{&probe}), 2);
+  ASSERT_NE(map.find_value(BoxedKey{&probe}), nullptr);
+  EXPECT_EQ(*map.find_value(BoxedKey{&probe}), 2);
   EXPECT_TRUE(map.erase(BoxedKey{&probe}));
   EXPECT_FALSE(map.contains(BoxedKey{&numbers[2]}));
 }
@@ -125,15 +125,15 @@ struct StashScenario {
     for (std::uint64_t k = 0; k < Map::kStashSlots + 2; ++k) {
       place(300 + k, stashed_first, 1 - stashed_first);
     }
-    for (std::uint64_t key : pinned0) EXPECT_EQ(map.insert(key, key), InsertResult::kInserted);
-    for (std::uint64_t key : pinned1) EXPECT_EQ(map.insert(key, key), InsertResult::kInserted);
+    for (std::uint64_t key : pinned0) EXPECT_EQ(map.insert_outcome(key, key), InsertResult::kInserted);
+    for (std::uint64_t key : pinned1) EXPECT_EQ(map.insert_outcome(key, key), InsertResult::kInserted);
     for (std::uint64_t k = 0; k < Map::kStashSlots; ++k) {
-      EXPECT_EQ(map.insert(300 + k, k), InsertResult::kInserted) << k;
+      EXPECT_EQ(map.insert_outcome(300 + k, k), InsertResult::kInserted) << k;
       stashed.push_back(300 + k);
     }
     EXPECT_EQ(map.stash_size(), Map::kStashSlots);
     // The stash is full and the table may not grow: one more such item is refused.
-    EXPECT_EQ(map.insert(300 + Map::kStashSlots, 0), InsertResult::kFull);
+    EXPECT_EQ(map.insert_outcome(300 + Map::kStashSlots, 0), InsertResult::kFull);
   }
 
   // Erases a pinned key of bucket `bucket`; checks one stashed item moved into the freed
@@ -147,7 +147,7 @@ struct StashScenario {
         << "but no stashed item moved back into the table";
     EXPECT_EQ(map.check_invariants(), "");
     for (std::uint64_t key : stashed) EXPECT_TRUE(map.contains(key)) << key;
-    EXPECT_EQ(map.insert(300 + Map::kStashSlots, 0), InsertResult::kInserted)
+    EXPECT_EQ(map.insert_outcome(300 + Map::kStashSlots, 0), InsertResult::kInserted)
         << "refused while the stash had room";
     EXPECT_EQ(map.check_invariants(), "");
   }

@@ -63,7 +63,7 @@ void expect_matches(const Map& map, const Model& model) {
   ASSERT_EQ(map.size(), model.size());
   EXPECT_EQ(map.empty(), model.empty());
   for (const auto& [key, value] : model) {
-    const auto* got = map.find(key);
+    const auto* got = map.find_value(key);
     ASSERT_NE(got, nullptr) << "missing key " << key;
     EXPECT_EQ(*got, value) << "key " << key;
     EXPECT_TRUE(map.contains(key));
@@ -92,12 +92,12 @@ void run_workload(Map& map, std::uint64_t seed, int ops, std::uint64_t key_range
     const std::uint64_t kind = rng.below(100);
     const bool present = model.count(key) != 0;
     if (kind < 40) {
-      const InsertResult r = map.insert(key, value);
+      const InsertResult r = map.insert_outcome(key, value);
       ASSERT_EQ(r, present ? InsertResult::kExists : InsertResult::kInserted)
           << "op " << op << " insert " << key;
       if (!present) model[key] = value;
     } else if (kind < 55) {
-      const InsertResult r = map.insert_or_assign(key, value);
+      const InsertResult r = map.insert_or_assign_outcome(key, value);
       ASSERT_EQ(r, present ? InsertResult::kUpdated : InsertResult::kInserted)
           << "op " << op << " insert_or_assign " << key;
       model[key] = value;
@@ -105,7 +105,7 @@ void run_workload(Map& map, std::uint64_t seed, int ops, std::uint64_t key_range
       ASSERT_EQ(map.erase(key), present) << "op " << op << " erase " << key;
       model.erase(key);
     } else {
-      const std::uint64_t* got = map.find(key);
+      const std::uint64_t* got = map.find_value(key);
       ASSERT_EQ(got != nullptr, present) << "op " << op << " find " << key;
       if (present) {
         ASSERT_EQ(*got, model[key]) << "op " << op << " find " << key;
@@ -144,14 +144,14 @@ struct PlacementHasher {
 // The value stored for key, or nullopt: find() is never dereferenced unchecked.
 template <class Map, class Key>
 std::optional<typename Map::mapped_type> value_of(const Map& map, const Key& key) {
-  const auto* value = map.find(key);
+  const auto* value = map.find_value(key);
   if (value == nullptr) return std::nullopt;
   return *value;
 }
 
 template <class Map, class Key, class Value>
 void assign_in_place(Map& map, const Key& key, const Value& value) {
-  auto* slot = map.find(key);
+  auto* slot = map.find_value(key);
   ASSERT_NE(slot, nullptr) << "key " << key;
   *slot = value;  // values change in place through find()
 }
@@ -173,7 +173,7 @@ TEST(CuckooMap, EmptyMap) {
   EXPECT_EQ(map.bucket_count(), 16U);
   EXPECT_EQ(map.load_factor(), 0.0);
   EXPECT_EQ(map.seed(), 1U);
-  EXPECT_EQ(map.find(7), nullptr);
+  EXPECT_EQ(map.find_value(7), nullptr);
   EXPECT_FALSE(map.contains(0));
   EXPECT_EQ(map.begin(), map.end());
   EXPECT_EQ(map.stash_size(), 0U);
@@ -182,13 +182,13 @@ TEST(CuckooMap, EmptyMap) {
 
 TEST(CuckooMap, OneItem) {
   U64Map map(config_of(2));
-  EXPECT_EQ(map.insert(42, 4200), InsertResult::kInserted);
+  EXPECT_EQ(map.insert_outcome(42, 4200), InsertResult::kInserted);
   EXPECT_EQ(map.check_invariants(), "");
   EXPECT_EQ(map.size(), 1U);
   EXPECT_FALSE(map.empty());
-  ASSERT_NE(map.find(42), nullptr);
+  ASSERT_NE(map.find_value(42), nullptr);
   EXPECT_EQ(value_of(map, 42), 4200U);
-  EXPECT_EQ(map.find(43), nullptr);
+  EXPECT_EQ(map.find_value(43), nullptr);
   EXPECT_DOUBLE_EQ(map.load_factor(), 1.0 / 64.0);
   int visits = 0;
   for (const auto& [key, value] : map) {
@@ -206,11 +206,11 @@ TEST(CuckooMap, OneItem) {
 TEST(CuckooMap, InsertFindErase) {
   U64Map map(config_of(3));
   for (std::uint64_t k = 0; k < 40; ++k) {
-    ASSERT_EQ(map.insert(k, k * 10), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(k, k * 10), InsertResult::kInserted);
     ASSERT_EQ(map.check_invariants(), "");
   }
   for (std::uint64_t k = 0; k < 40; ++k) {
-    ASSERT_NE(map.find(k), nullptr);
+    ASSERT_NE(map.find_value(k), nullptr);
     EXPECT_EQ(value_of(map, k), k * 10);
   }
   assign_in_place(map, 5, 555);
@@ -226,12 +226,12 @@ TEST(CuckooMap, InsertFindErase) {
 
 TEST(CuckooMap, InsertReportsExistsAndInsertOrAssignUpdates) {
   U64Map map(config_of(4));
-  EXPECT_EQ(map.insert(1, 10), InsertResult::kInserted);
-  EXPECT_EQ(map.insert(1, 11), InsertResult::kExists);
+  EXPECT_EQ(map.insert_outcome(1, 10), InsertResult::kInserted);
+  EXPECT_EQ(map.insert_outcome(1, 11), InsertResult::kExists);
   EXPECT_EQ(value_of(map, 1), 10U) << "insert of a present key must not change its value";
-  EXPECT_EQ(map.insert_or_assign(1, 12), InsertResult::kUpdated);
+  EXPECT_EQ(map.insert_or_assign_outcome(1, 12), InsertResult::kUpdated);
   EXPECT_EQ(value_of(map, 1), 12U);
-  EXPECT_EQ(map.insert_or_assign(2, 20), InsertResult::kInserted);
+  EXPECT_EQ(map.insert_or_assign_outcome(2, 20), InsertResult::kInserted);
   EXPECT_EQ(map.size(), 2U);
   EXPECT_EQ(map.stats().inserts, 2U);
   EXPECT_EQ(map.stats().updates, 1U);
@@ -258,9 +258,9 @@ TEST(CuckooMap, ClearKeepsShapeAndSeed) {
   EXPECT_EQ(map.bucket_count(), buckets);
   EXPECT_EQ(map.seed(), 6U);
   EXPECT_EQ(map.begin(), map.end());
-  EXPECT_EQ(map.find(3), nullptr);
+  EXPECT_EQ(map.find_value(3), nullptr);
   EXPECT_EQ(map.check_invariants(), "");
-  EXPECT_EQ(map.insert(3, 4), InsertResult::kInserted);
+  EXPECT_EQ(map.insert_outcome(3, 4), InsertResult::kInserted);
 }
 
 TEST(CuckooMap, StringKeysAndValues) {
@@ -270,13 +270,13 @@ TEST(CuckooMap, StringKeysAndValues) {
     // Long values defeat the small-string buffer, so moves of heap strings are checked.
     std::string key = "key-" + std::to_string(i);
     std::string value = std::string(40, static_cast<char>('a' + i % 26)) + std::to_string(i);
-    ASSERT_EQ(map.insert(key, value), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(key, value), InsertResult::kInserted);
     model[key] = value;
   }
   expect_matches(map, model);
   EXPECT_GT(map.stats().growths, 0U);
-  EXPECT_EQ(map.insert("key-5", "other"), InsertResult::kExists);
-  EXPECT_EQ(map.insert_or_assign(std::string("key-5"), std::string("new")),
+  EXPECT_EQ(map.insert_outcome("key-5", "other"), InsertResult::kExists);
+  EXPECT_EQ(map.insert_or_assign_outcome(std::string("key-5"), std::string("new")),
             InsertResult::kUpdated);
   model["key-5"] = "new";
   for (int i = 0; i < 600; i += 3) {
@@ -285,7 +285,7 @@ TEST(CuckooMap, StringKeysAndValues) {
   }
   EXPECT_FALSE(map.erase("no such key"));
   EXPECT_FALSE(map.contains(""));
-  EXPECT_EQ(map.insert("", "empty key"), InsertResult::kInserted);
+  EXPECT_EQ(map.insert_outcome("", "empty key"), InsertResult::kInserted);
   model[""] = "empty key";
   expect_matches(map, model);
 }
@@ -312,7 +312,7 @@ TEST(CuckooMap, GrowthLimitAnswersFullAndKeepsEveryItem) {
   std::uint64_t refused = 0;
   for (int i = 0; i < 1000; ++i) {  // bounded: the table holds at most 64 + 8 items
     const std::uint64_t key = rng.next();
-    const InsertResult r = map.insert(key, i);
+    const InsertResult r = map.insert_outcome(key, i);
     ASSERT_EQ(map.check_invariants(), "");
     if (r == InsertResult::kFull) {
       refused = key;
@@ -329,17 +329,17 @@ TEST(CuckooMap, GrowthLimitAnswersFullAndKeepsEveryItem) {
   EXPECT_EQ(map.stats().full_rejections, 1U);
   expect_matches(map, model);
   // insert_or_assign of a new key is refused the same way; of a present key it updates.
-  EXPECT_EQ(map.insert_or_assign(refused, 1), InsertResult::kFull);
+  EXPECT_EQ(map.insert_or_assign_outcome(refused, 1), InsertResult::kFull);
   EXPECT_FALSE(map.contains(refused));
   const std::uint64_t present = model.begin()->first;
-  EXPECT_EQ(map.insert_or_assign(present, 99), InsertResult::kUpdated);
+  EXPECT_EQ(map.insert_or_assign_outcome(present, 99), InsertResult::kUpdated);
   model[present] = 99;
   expect_matches(map, model);
   // Room made by erasing is usable again.
   const std::uint64_t victim = std::next(model.begin())->first;
   ASSERT_TRUE(map.erase(victim));
   model.erase(victim);
-  EXPECT_EQ(map.insert(victim, 5), InsertResult::kInserted);
+  EXPECT_EQ(map.insert_outcome(victim, 5), InsertResult::kInserted);
   model[victim] = 5;
   expect_matches(map, model);
 }
@@ -351,7 +351,7 @@ TEST(CuckooMap, GrowthIsClampedToMaxCapacity) {
   cuckoo::detail::Rng rng(seed);
   int inserted = 0;
   for (int i = 0; i < 1000; ++i) {
-    const InsertResult r = map.insert(rng.next(), 0);
+    const InsertResult r = map.insert_outcome(rng.next(), 0);
     if (r == InsertResult::kFull) break;
     ASSERT_EQ(r, InsertResult::kInserted);
     ++inserted;
@@ -370,7 +370,7 @@ TEST(CuckooMap, CollidingKeysUseSearchStashAndGrowthAndAreNeverStoredTwice) {
   HotMap map(config_of(seed, 64));
   std::unordered_map<std::uint64_t, std::uint64_t> model;
   const auto insert = [&](std::uint64_t key) {
-    const InsertResult r = map.insert(key, key + 1);
+    const InsertResult r = map.insert_outcome(key, key + 1);
     EXPECT_EQ(map.check_invariants(), "");
     if (r == InsertResult::kInserted) model[key] = key + 1;
     return r;
@@ -395,9 +395,9 @@ TEST(CuckooMap, CollidingKeysUseSearchStashAndGrowthAndAreNeverStoredTwice) {
   EXPECT_FALSE(map.contains(next_hot - 1));
   expect_matches(map, model);
   // Updating a stashed key changes its value in place; it is still stored once.
-  EXPECT_EQ(map.insert_or_assign(kHotBase + 11, 7), InsertResult::kUpdated);
+  EXPECT_EQ(map.insert_or_assign_outcome(kHotBase + 11, 7), InsertResult::kUpdated);
   model[kHotBase + 11] = 7;
-  EXPECT_EQ(map.insert(kHotBase + 11, 8), InsertResult::kExists);
+  EXPECT_EQ(map.insert_outcome(kHotBase + 11, 8), InsertResult::kExists);
   // Erasing a hot key from its bucket pulls a stashed one back into the table. Iteration
   // visits the stash last, so the last stash_size() keys are the stashed ones.
   const auto stash_keys = [&] {
@@ -433,12 +433,12 @@ TEST(CuckooMap, DegenerateHasherDoesNotGrowANearlyEmptyTable) {
   using HotMap = CuckooMap<std::uint64_t, std::uint64_t, 4, HotHasher>;
   HotMap map(config_of(12, 4096));
   for (std::uint64_t i = 0; i < 16; ++i) {  // two buckets of 4, then the 8 stash slots
-    ASSERT_EQ(map.insert(kHotBase + i, i), InsertResult::kInserted) << i;
+    ASSERT_EQ(map.insert_outcome(kHotBase + i, i), InsertResult::kInserted) << i;
   }
   const auto before = map.stats();
   // 16 items in 4096 slots is below kMinGrowthLoadPercent: doubling cannot separate keys
   // with one hash, so the insert is refused without any rebuild attempt.
-  EXPECT_EQ(map.insert(kHotBase + 16, 0), InsertResult::kFull);
+  EXPECT_EQ(map.insert_outcome(kHotBase + 16, 0), InsertResult::kFull);
   EXPECT_EQ(map.stats().bfs_searches, before.bfs_searches + 1) << "no rebuild was tried";
   EXPECT_EQ(map.stats().growths, 0U);
   EXPECT_EQ(map.stats().full_rejections, 1U);
@@ -446,7 +446,7 @@ TEST(CuckooMap, DegenerateHasherDoesNotGrowANearlyEmptyTable) {
   EXPECT_EQ(map.size(), 16U);
   EXPECT_FALSE(map.contains(kHotBase + 16));
   EXPECT_EQ(map.check_invariants(), "");
-  EXPECT_EQ(map.insert(7, 7), InsertResult::kInserted) << "other keys still fit";
+  EXPECT_EQ(map.insert_outcome(7, 7), InsertResult::kInserted) << "other keys still fit";
 }
 
 TEST(CuckooMap, KeyWhoseBucketsCoincideStillFits) {
@@ -460,10 +460,10 @@ TEST(CuckooMap, KeyWhoseBucketsCoincideStillFits) {
   const auto [first, second] = map.buckets_of(kHotBase);
   EXPECT_EQ(first, second);
   for (std::uint64_t i = 0; i < 10; ++i) {
-    ASSERT_EQ(map.insert(kHotBase + i, i), InsertResult::kInserted) << i;  // 2 + 8 stash
+    ASSERT_EQ(map.insert_outcome(kHotBase + i, i), InsertResult::kInserted) << i;  // 2 + 8 stash
     ASSERT_EQ(map.check_invariants(), "");
   }
-  EXPECT_EQ(map.insert(kHotBase + 10, 0), InsertResult::kFull);
+  EXPECT_EQ(map.insert_outcome(kHotBase + 10, 0), InsertResult::kFull);
   EXPECT_EQ(map.size(), 10U);
   for (std::uint64_t i = 0; i < 10; ++i) EXPECT_TRUE(map.contains(kHotBase + i));
 }
@@ -480,10 +480,10 @@ TEST(CuckooMap, CuckooPathMovesItemsFromTheEndBackwards) {
     }
     (*hasher.placed)[200] = PlacedMap::hash_for_buckets(0, 0, 8);
     PlacedMap map(config_of(1, 8, 8, max_path), hasher);
-    for (std::uint64_t k = 100; k < 103; ++k) ASSERT_EQ(map.insert(k, k), InsertResult::kInserted);
+    for (std::uint64_t k = 100; k < 103; ++k) ASSERT_EQ(map.insert_outcome(k, k), InsertResult::kInserted);
     EXPECT_EQ(map.buckets_of(101), (std::pair<std::uint32_t, std::uint32_t>(1, 2)));
     EXPECT_EQ(keys_in_order(map), (std::vector<std::uint64_t>{100, 101, 102}));
-    ASSERT_EQ(map.insert(200, 0), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(200, 0), InsertResult::kInserted);
     EXPECT_EQ(map.check_invariants(), "");
     if (max_path == 3) {
       EXPECT_EQ(keys_in_order(map), (std::vector<std::uint64_t>{200, 100, 101, 102}));
@@ -514,7 +514,7 @@ TEST(CuckooMap, DoublingMovesEachItemToTheBucketItsHashNames) {
   PlacedMap map(config_of(31, 16, 1 << 12), hasher);
   ASSERT_EQ(map.bucket_count(), 4U);
   for (std::uint64_t k = 1000; k < 1011; ++k) {
-    ASSERT_EQ(map.insert(k, k + 7), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(k, k + 7), InsertResult::kInserted);
   }
   for (std::uint64_t k = 1000; k < 1011; ++k) {
     ASSERT_EQ(map.buckets_of(k), (std::pair<std::uint32_t, std::uint32_t>(0, 1))) << k;
@@ -564,13 +564,13 @@ TEST(CuckooMap, DoublingPlacesTheNewKeyBesideTheItemsThatMove) {
     PlacedMap map(config_of(41, 16, 1 << 12), hasher);
     for (std::uint64_t base : {100, 200, 300, 400}) {
       for (std::uint64_t k = base; k < base + 4 && hasher.placed->count(k) != 0; ++k) {
-        ASSERT_EQ(map.insert(k, k), InsertResult::kInserted);
+        ASSERT_EQ(map.insert_outcome(k, k), InsertResult::kInserted);
       }
     }
     ASSERT_EQ(map.size(), 15U);
     ASSERT_EQ(map.buckets_of(key), (std::pair<std::uint32_t, std::uint32_t>(0, 1)));
     const std::uint64_t searches = map.stats().bfs_searches;
-    ASSERT_EQ(map.insert(key, 9), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(key, 9), InsertResult::kInserted);
     EXPECT_EQ(map.bucket_count(), 8U);
     EXPECT_EQ(map.stats().growths, 1U);
     EXPECT_EQ(map.stash_size(), 0U);
@@ -601,7 +601,7 @@ TEST(CuckooMap, GrowsInsteadOfSearchingAboveTheGrowLoad) {
     const std::size_t size = growing.size();
     const std::size_t capacity = growing.capacity();
     const std::uint64_t searches = growing.stats().bfs_searches;
-    ASSERT_EQ(growing.insert(rng.next(), 0), InsertResult::kInserted);
+    ASSERT_EQ(growing.insert_outcome(rng.next(), 0), InsertResult::kInserted);
     const bool high = size * 100 >= U64Map::kGrowLoadPercent * capacity;
     if (high && growing.stats().bfs_searches != searches) {
       FAIL() << "insert " << i << " searched at load " << size << "/" << capacity;
@@ -614,7 +614,7 @@ TEST(CuckooMap, GrowsInsteadOfSearchingAboveTheGrowLoad) {
   EXPECT_GE(growths_at_high_load, 3U);
   EXPECT_EQ(growing.check_invariants(), "");
   U64Map capped(config_of(seed, 4096, 4096));
-  while (capped.insert(rng.next(), 0) == InsertResult::kInserted) {
+  while (capped.insert_outcome(rng.next(), 0) == InsertResult::kInserted) {
   }
   EXPECT_EQ(capped.capacity(), 4096U);
   EXPECT_GT(capped.size() * 100, U64Map::kGrowLoadPercent * capped.capacity())
@@ -644,7 +644,7 @@ TEST(CuckooMap, Reserve) {
   EXPECT_EQ(value_of(map, 1), 1U);
   const auto buckets = map.bucket_count();
   cuckoo::detail::Rng rng(seed);
-  for (int i = 1; i < 1000; ++i) ASSERT_EQ(map.insert(rng.next(), 0), InsertResult::kInserted);
+  for (int i = 1; i < 1000; ++i) ASSERT_EQ(map.insert_outcome(rng.next(), 0), InsertResult::kInserted);
   EXPECT_EQ(map.bucket_count(), buckets) << "1000 reserved items fit without growth";
   EXPECT_TRUE(map.reserve(10)) << "reserve never shrinks and succeeds when it fits";
   EXPECT_EQ(map.bucket_count(), buckets);
@@ -708,7 +708,7 @@ TYPED_TEST(CuckooMapSlots, FillsToTheExpectedLoadBeforeTheFirstFailure) {
   Map map(config_of(seed, 2048, 2048));
   cuckoo::detail::Rng rng(seed);
   for (int i = 0; i < 4000; ++i) {
-    if (map.insert(rng.next(), 0) == InsertResult::kFull) break;
+    if (map.insert_outcome(rng.next(), 0) == InsertResult::kFull) break;
   }
   const double table_load =
       static_cast<double>(map.size() - map.stash_size()) / static_cast<double>(map.capacity());
@@ -768,9 +768,9 @@ TEST(CuckooMapSerialization, RoundTripStrings) {
   const StringMap copy = StringMap::deserialize(bytes);
   EXPECT_EQ(copy, map);
   EXPECT_EQ(copy.serialize(), bytes);
-  ASSERT_NE(copy.find("k17"), nullptr);
+  ASSERT_NE(copy.find_value("k17"), nullptr);
   EXPECT_EQ(value_of(copy, "k17"), std::string(17, 'v'));
-  ASSERT_NE(copy.find(""), nullptr);
+  ASSERT_NE(copy.find_value(""), nullptr);
   EXPECT_EQ(copy.check_invariants(), "");
 }
 
@@ -875,7 +875,7 @@ TEST(CuckooMapSerialization, TableAllocationIsBoundedByTheInputSize) {
   small.initial_capacity = 8;
   small.seed = 12;
   U64Map grown(small);
-  for (std::uint64_t k = 0; k < 50'000; ++k) ASSERT_EQ(grown.insert(k, k), InsertResult::kInserted);
+  for (std::uint64_t k = 0; k < 50'000; ++k) ASSERT_EQ(grown.insert_outcome(k, k), InsertResult::kInserted);
   EXPECT_EQ(U64Map::deserialize(grown.serialize()), grown);
 }
 
@@ -1152,12 +1152,12 @@ TEST(CuckooMap, MovedFromMapIsEmptyAndUsable) {
   // NOLINTBEGIN(bugprone-use-after-move): the moved-from state is specified.
   EXPECT_TRUE(a.empty());
   EXPECT_EQ(a.capacity(), 0U);
-  EXPECT_EQ(a.find(1), nullptr);
+  EXPECT_EQ(a.find_value(1), nullptr);
   EXPECT_FALSE(a.erase(1));
   EXPECT_EQ(a.begin(), a.end());
   EXPECT_EQ(a.check_invariants(), "");
   EXPECT_EQ(U64Map::deserialize(a.serialize()).size(), 0U);
-  EXPECT_EQ(a.insert(5, 6), InsertResult::kInserted);
+  EXPECT_EQ(a.insert_outcome(5, 6), InsertResult::kInserted);
   EXPECT_EQ(a.capacity(), 8U);
   EXPECT_EQ(value_of(a, 5), 6U);
   EXPECT_EQ(a.check_invariants(), "");
@@ -1194,13 +1194,13 @@ TEST(CuckooMapStorage, StringItemsSurviveCopiesRebuildsAndClear) {
   StringMap b = a;
   expect_matches(b, model);
   b.insert_or_assign(model.begin()->first, "changed");
-  EXPECT_EQ(*a.find(model.begin()->first), model.begin()->second) << seed_note(seed);
+  EXPECT_EQ(*a.find_value(model.begin()->first), model.begin()->second) << seed_note(seed);
   StringMap c = std::move(b);
   EXPECT_EQ(c.size(), model.size());
   a.clear();
   EXPECT_TRUE(a.empty());
   EXPECT_EQ(a.begin(), a.end());
-  EXPECT_EQ(a.insert("x", "y"), InsertResult::kInserted);
+  EXPECT_EQ(a.insert_outcome("x", "y"), InsertResult::kInserted);
   EXPECT_EQ(a.check_invariants(), "");
 }
 
@@ -1227,10 +1227,10 @@ struct CaseInsensitiveHash {
 
 TEST(CuckooMapStorage, CustomKeyEqualIsHonoured) {
   CuckooMap<std::string, int, 4, CaseInsensitiveHash, CaseInsensitiveEqual> map(config_of(91));
-  EXPECT_EQ(map.insert("Hello", 1), InsertResult::kInserted);
-  EXPECT_EQ(map.insert("HELLO", 2), InsertResult::kExists);
-  ASSERT_NE(map.find("hello"), nullptr);
-  EXPECT_EQ(*map.find("hello"), 1);
+  EXPECT_EQ(map.insert_outcome("Hello", 1), InsertResult::kInserted);
+  EXPECT_EQ(map.insert_outcome("HELLO", 2), InsertResult::kExists);
+  ASSERT_NE(map.find_value("hello"), nullptr);
+  EXPECT_EQ(*map.find_value("hello"), 1);
   EXPECT_TRUE(map.erase("hELLo"));
   EXPECT_TRUE(map.empty());
 }
@@ -1239,9 +1239,9 @@ TEST(CuckooMapStorage, CustomKeyEqualIsHonoured) {
 TEST(CuckooMapStorage, ZeroKeyIsNotConfusedWithEmptySlots) {
   U64Map map(config_of(92, 8));
   EXPECT_FALSE(map.contains(0));
-  EXPECT_EQ(map.insert(1, 0), InsertResult::kInserted);
+  EXPECT_EQ(map.insert_outcome(1, 0), InsertResult::kInserted);
   EXPECT_FALSE(map.contains(0));
-  EXPECT_EQ(map.insert(0, 0), InsertResult::kInserted);
+  EXPECT_EQ(map.insert_outcome(0, 0), InsertResult::kInserted);
   EXPECT_TRUE(map.contains(0));
   EXPECT_TRUE(map.erase(0));
   EXPECT_FALSE(map.contains(0));
@@ -1263,7 +1263,7 @@ TEST(CuckooMapStorage, HugePagesOnAndOffGiveEqualMaps) {
   cuckoo::detail::Rng rng(seed);
   for (int i = 0; i < 150'000; ++i) {
     const std::uint64_t key = rng.next();
-    ASSERT_EQ(plain.insert(key, key + 1), huge.insert(key, key + 1)) << seed_note(seed);
+    ASSERT_EQ(plain.insert_outcome(key, key + 1), huge.insert_outcome(key, key + 1)) << seed_note(seed);
   }
   EXPECT_EQ(plain, huge);
   EXPECT_EQ(plain.serialize(), huge.serialize()) << seed_note(seed);

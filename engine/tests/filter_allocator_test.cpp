@@ -1,4 +1,4 @@
-// CuckooFilter's table takes its memory from the Allocator template parameter (issue 11):
+// CuckooFilter's table takes its memory from the Allocator template parameter:
 // every byte comes from it and returns to it; copies and deserialized filters use it too.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // CuckooFilter::contains_many takes any contiguous range of keys and any sized
-// random-access range of bool-like results (issue 11), with the same answers as
+// random-access range of bool-like results, with the same answers as
 // contains() and the same error for too few results.
 #include <gtest/gtest.h>
 

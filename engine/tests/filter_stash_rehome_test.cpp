@@ -1,4 +1,4 @@
-// Stash re-homing in the filters (issue 11, a hole planted bugs went through): an item
+// Stash re-homing in the filters (a hole planted bugs went through): an item
 // waiting in the stash must move back into the table as soon as a slot frees in EITHER
 // of its two buckets, so the stash drains as the load falls and later inserts are not
 // refused while room exists. Both filters are filled until the stash holds items, then

@@ -1,5 +1,5 @@
 // Every reserved or unused byte and bit of the serialized forms must be zero on read
-// (issue 11: the suite forged only some of them). Each forgery below sets one such bit
+// (the suite once forged only some of them). Each forgery below sets one such bit
 // and recomputes the envelope checksum, so that the checksum cannot be what rejects it:
 // the decoder's own check must name the problem.
 #include <gtest/gtest.h>

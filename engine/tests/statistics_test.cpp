@@ -1,5 +1,5 @@
-// Statistics users read, pinned to exact values on hand-built scenarios (issue 11: they
-// were checked only for monotonicity, so an off-by-one in a kick counter or a histogram
+// Statistics users read, pinned to exact values on hand-built scenarios (they
+// were once checked only for monotonicity, so an off-by-one in a kick counter or a histogram
 // bucketed wrong went unnoticed). Keys are placed in chosen buckets by injected hashers;
 // every expected value below is derived in the comments from the engine's documented
 // algorithm, not read off a run.
@@ -187,16 +187,16 @@ TEST(Statistics, CuckooMapSearchStashAndRejectionCounters) {
   for (std::uint64_t k = 0; k < 2; ++k) {
     place(100 + k, 0, 0);
     place(200 + k, 1, 1);
-    ASSERT_EQ(map.insert(100 + k, k), InsertResult::kInserted);
-    ASSERT_EQ(map.insert(200 + k, k), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(100 + k, k), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(200 + k, k), InsertResult::kInserted);
   }
   for (std::uint64_t k = 0; k < Map::kStashSlots + 1; ++k) place(300 + k, 0, 1);
   for (std::uint64_t k = 0; k < Map::kStashSlots; ++k) {
-    ASSERT_EQ(map.insert(300 + k, k), InsertResult::kInserted);
+    ASSERT_EQ(map.insert_outcome(300 + k, k), InsertResult::kInserted);
   }
-  EXPECT_EQ(map.insert(300 + Map::kStashSlots, 0), InsertResult::kFull);
-  EXPECT_EQ(map.insert_or_assign(300, 7), InsertResult::kUpdated);
-  EXPECT_EQ(map.insert(300, 8), InsertResult::kExists);
+  EXPECT_EQ(map.insert_outcome(300 + Map::kStashSlots, 0), InsertResult::kFull);
+  EXPECT_EQ(map.insert_or_assign_outcome(300, 7), InsertResult::kUpdated);
+  EXPECT_EQ(map.insert_outcome(300, 8), InsertResult::kExists);
   EXPECT_TRUE(map.erase(200));
   const cuckoo::CuckooMapStats& s = map.stats();
   EXPECT_EQ(s.inserts, 4U + Map::kStashSlots);
@@ -227,10 +227,10 @@ TEST(Statistics, CuckooMapLongestPath) {
   (*hasher.placed)[1] = Map::hash_for_buckets(0, 1, 4);  // X: first bucket 0
   (*hasher.placed)[2] = Map::hash_for_buckets(1, 2, 4);  // Y: first bucket 1
   (*hasher.placed)[3] = Map::hash_for_buckets(0, 0, 4);  // the new key
-  ASSERT_EQ(map.insert(1, 1), InsertResult::kInserted);
-  ASSERT_EQ(map.insert(2, 2), InsertResult::kInserted);
+  ASSERT_EQ(map.insert_outcome(1, 1), InsertResult::kInserted);
+  ASSERT_EQ(map.insert_outcome(2, 2), InsertResult::kInserted);
   ASSERT_EQ(map.stats().bfs_searches, 0U);
-  ASSERT_EQ(map.insert(3, 3), InsertResult::kInserted);
+  ASSERT_EQ(map.insert_outcome(3, 3), InsertResult::kInserted);
   EXPECT_EQ(map.stats().bfs_searches, 1U);
   EXPECT_EQ(map.stats().bfs_failures, 0U);
   EXPECT_EQ(map.stats().longest_path, 2U);

@@ -93,7 +93,7 @@ int main() {
 
   cuckoo::CuckooMap<std::uint64_t, std::string> map;
   map.insert(7, "seven");
-  expect(map.find(7) != nullptr && *map.find(7) == "seven", "map finds its value");
+  expect(map.find(7) != map.end() && map.find(7)->second == "seven", "map finds its value");
 
   // A standard hasher (the engine mixes in its seed), an allocator, and heterogeneous
   // lookup by std::string_view through a transparent equality.
@@ -106,7 +106,7 @@ int main() {
     expect(live_bytes > 0 && live_bytes == words.memory_bytes(),
            "map memory comes from the user's allocator");
     const std::string_view probe = "be";
-    expect(words.find(probe) != nullptr && *words.find(probe) == 2,
+    expect(words.find(probe) != words.end() && words.find(probe)->second == 2,
            "heterogeneous lookup by string_view");
   }
   expect(live_bytes == 0, "map returns every byte to the user's allocator");

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,7 +59,9 @@ struct Op {
 
 struct Shared {
   std::array<Word, kWords> words;
-  std::uint64_t clock = 0;  // not a scheduling point: stamps follow the explored order
+  // Not a scheduling point: stamps follow the explored order. The real-time points
+  // around each call give the stamps' order to the memory model (stale reads are on).
+  std::uint64_t clock = 0;
   std::vector<Op> history;
   Shared() {
     for (auto& w : words) (void)Kcas::cas(w, 0, kStart);
@@ -69,9 +72,11 @@ struct Shared {
     op.expected = expected;
     op.desired = desired;
     op.invoked = clock++;
+    ex::real_time_point();
     std::array<Kcas::Entry, kWords> e{};
     for (std::size_t i = 0; i < idx.size(); ++i) e[i] = {&words[idx[i]], expected[i], desired[i]};
     op.result = Kcas::kcas(std::span<Kcas::Entry>(e.data(), idx.size()));
+    ex::real_time_point();
     op.returned = clock++;
     history.push_back(op);
     return op.result;
@@ -83,12 +88,26 @@ struct Shared {
     op.is_read = true;
     op.index = {i};
     op.invoked = clock++;
+    ex::real_time_point();
     op.value = peek ? Kcas::peek(words[i]) : Kcas::read(words[i]);
+    ex::real_time_point();
     op.returned = clock++;
     history.push_back(op);
     return op.value;
   }
 };
+
+// The words' values once every thread returned: read without helping or waiting, so a
+// descriptor reference left behind is reported instead of spinning for ever (the check
+// runs outside the explorer, where no step bound applies).
+std::string idle_values(const std::array<Word, kWords>& words, std::array<std::uint64_t, kWords>& out) {
+  for (unsigned i = 0; i < kWords; ++i) {
+    const std::optional<std::uint64_t> v = Kcas::read_if_idle(words[i]);
+    if (!v) return "w" + std::to_string(i) + " still holds a descriptor reference after every operation returned";
+    out[i] = *v;
+  }
+  return {};
+}
 
 // Wing & Gong's search, without memoization (a scenario has at most a dozen operations).
 bool linearizable(const std::vector<Op>& ops, std::vector<bool>& done, std::array<std::uint64_t, kWords>& state,
@@ -174,8 +193,9 @@ ex::Scenario transfers() {
       }
     });
     e.check = [s]() -> std::string {
-      std::uint64_t sum = 0;
-      for (const auto& w : s->words) sum += Kcas::read(w);
+      std::array<std::uint64_t, kWords> v{};
+      if (std::string left = idle_values(s->words, v); !left.empty()) return left;
+      const std::uint64_t sum = v[0] + v[1] + v[2];
       if (sum != kWords * kStart) return "the words sum to " + std::to_string(sum) + " after the threads";
       return check_history(s->history);
     };
@@ -205,18 +225,32 @@ ex::Scenario peeks() {
         for (unsigned i = 0; i < kWords; ++i) (void)s->read(i, /*peek=*/true);
       }
     });
-    e.check = [s]() -> std::string { return check_history(s->history); };
+    e.check = [s]() -> std::string {
+      std::array<std::uint64_t, kWords> v{};
+      if (std::string left = idle_values(s->words, v); !left.empty()) return left;
+      return check_history(s->history);
+    };
     return e;
   };
 }
 
-// Random walks and PCT (1,500 each; 50,000 in the long lane) and every schedule with 1
-// preemption (capped at 200,000; 2,000,000), each of which must pass.
+// Random walks and PCT (1,500 each; 50,000 in the long lane), with stale reads (a load
+// that may read an older store does so one time in 8) and a stall now and then; and
+// every schedule with 1 preemption and at most 1 stale read (capped at 200,000;
+// 2,000,000), each of which must pass.
+ex::Options explore_options() {
+  ex::Options options;
+  // A healthy execution takes a few hundred steps: a spin that never ends fails fast.
+  options.max_steps = 5'000;
+  options.stale_read_one_in = 8;
+  options.max_stale_reads = 1;
+  options.max_stalls = 1;
+  return options;
+}
+
 void explore_three_ways(const ex::Scenario& scenario, std::uint64_t seed, const std::string& what) {
   const std::uint64_t runs = long_lane() ? 50'000 : 1'500;
-  // A healthy execution takes a few hundred steps: a spin that never ends fails fast.
-  ex::Options options;
-  options.max_steps = 5'000;
+  const ex::Options options = explore_options();
   const ex::Result w = ex::random_walk(scenario, seed, runs, options);
   report(what + " random", w);
   EXPECT_FALSE(w.failed) << w.message;
@@ -225,15 +259,46 @@ void explore_three_ways(const ex::Scenario& scenario, std::uint64_t seed, const 
   report(what + " pct(3)", p);
   EXPECT_FALSE(p.failed) << p.message;
   if (p.failed) return;
-  const ex::Result b = ex::bounded(scenario, 1, long_lane() ? 2'000'000 : 200'000, options);
+  ex::Options exhaustive = options;
+  exhaustive.max_stalls = 0;  // stall_sweep below places them
+  const ex::Result b = ex::bounded(scenario, 1, long_lane() ? 2'000'000 : 200'000, exhaustive);
   report(what + " bounded(1)", b);
   EXPECT_FALSE(b.failed) << b.message;
+}
+
+// Lock-freedom, checked: each thread of the scenario stalled at each of its steps in
+// turn (helpers and readers included), in every schedule of the others within the
+// preemption bound; the others must all finish while it is stalled, and the execution
+// must still pass its checks once it resumes.
+void sweep_every_thread(const ex::Scenario& scenario, unsigned threads, unsigned preemptions,
+                        const std::string& what) {
+  ex::Options options = explore_options();
+  options.max_stale_reads = 0;
+  for (unsigned t = 0; t < threads; ++t) {
+    const ex::Result r = ex::stall_sweep(scenario, t, preemptions, long_lane() ? 2'000'000 : 100'000, options);
+    report(what + " thread " + std::to_string(t) + " stalled, bounded(" + std::to_string(preemptions) + ")", r);
+    EXPECT_FALSE(r.failed) << r.message;
+    if (r.failed) return;
+    // Each of the thread's steps is a stall point of at least one execution.
+    EXPECT_GT(r.executions, 20U) << "the sweep did not reach the thread's steps";
+  }
 }
 
 TEST(KcasExplored, PeeksAreLinearizable) { explore_three_ways(peeks(), 0x9eec, "kcas 2 movers + peeker"); }
 
 TEST(KcasExplored, HistoriesAreLinearizable) {
   explore_three_ways(transfers(), 0xca5, "kcas 2 movers + reader");
+}
+
+ex::Scenario stale_helper();
+
+TEST(KcasExplored, EveryThreadStalledAtEveryStepLeavesTheOthersFinishing) {
+  // Every schedule of the others without preemptions here (2 s); with 1 in the long lane
+  // (two minutes).
+  const unsigned preemptions = long_lane() ? 1 : 0;
+  sweep_every_thread(transfers(), 3, preemptions, "kcas 2 movers + reader");
+  sweep_every_thread(peeks(), 3, preemptions, "kcas 2 movers + peeker");
+  sweep_every_thread(stale_helper(), 3, preemptions, "kcas owner + ABA writer + helper");
 }
 
 // Thread 0: one K-CAS of w0 and w1 from 10 to 11. Thread 1: read both, K-CAS them up by
@@ -266,8 +331,10 @@ ex::Scenario stall() {
       log->finished.push_back(1);
     });
     e.check = [s, log]() -> std::string {
-      const std::uint64_t a = Kcas::read(s->words[0]);
-      const std::uint64_t b = Kcas::read(s->words[1]);
+      std::array<std::uint64_t, kWords> v{};
+      if (std::string left = idle_values(s->words, v); !left.empty()) return left;
+      const std::uint64_t a = v[0];
+      const std::uint64_t b = v[1];
       const std::uint64_t want = log->kcas0 ? kStart + 11 : kStart + 10;
       if (a != want || b != want) {
         return "w0 = " + std::to_string(a) + ", w1 = " + std::to_string(b) + ", expected " + std::to_string(want);
@@ -341,7 +408,11 @@ ex::Scenario stale_helper() {
       (void)s->read(0);
       (void)s->read(2);
     });
-    e.check = [s]() -> std::string { return check_history(s->history); };
+    e.check = [s]() -> std::string {
+      std::array<std::uint64_t, kWords> v{};
+      if (std::string left = idle_values(s->words, v); !left.empty()) return left;
+      return check_history(s->history);
+    };
     return e;
   };
 }

@@ -69,7 +69,7 @@ CuckooFilterConfig small_config(unsigned f = 8) {
 }
 
 struct Shared {
-  explicit Shared(unsigned f = 8) : filter(small_config(f)) {}
+  explicit Shared(unsigned f = 8) : filter(small_config(f)) { recorder.set_real_time_hook(&ex::real_time_point); }
   Explored filter;
   std::vector<std::uint64_t> prefilled;
   std::vector<std::uint64_t> kept;  // inserted by the threads and not erased
@@ -162,17 +162,45 @@ ex::Scenario churn() {
   };
 }
 
+// Random walks and PCT with stale reads (one load in 8 that may read an older store
+// does) and a stall now and then; every schedule with 1 preemption and at most 1 stale
+// read.
+ex::Options churn_options() {
+  ex::Options options;
+  options.stale_read_one_in = 8;
+  options.max_stale_reads = 1;
+  options.max_stalls = 1;
+  return options;
+}
+
 TEST(LockFreeFilterExplored, NoFalseNegativeAndLinearizableUnderChurn) {
   const std::uint64_t runs = long_lane() ? 50'000 : 1'000;
-  const ex::Result p = ex::pct(churn(), 0x10cf, 3, runs);
+  const ex::Options options = churn_options();
+  const ex::Result p = ex::pct(churn(), 0x10cf, 3, runs, options);
   report("lock-free filter churn pct(3)", p);
   EXPECT_FALSE(p.failed) << p.message;
-  const ex::Result w = ex::random_walk(churn(), 0x10cf, runs);
+  const ex::Result w = ex::random_walk(churn(), 0x10cf, runs, options);
   report("lock-free filter churn random", w);
   EXPECT_FALSE(w.failed) << w.message;
-  const ex::Result b = ex::bounded(churn(), 1, long_lane() ? 1'000'000 : 20'000);
+  ex::Options exhaustive = options;
+  exhaustive.max_stalls = 0;
+  const ex::Result b = ex::bounded(churn(), 1, long_lane() ? 1'000'000 : 20'000, exhaustive);
   report("lock-free filter churn bounded(1)", b);
   EXPECT_FALSE(b.failed) << b.message;
+}
+
+// Lock-freedom, checked: each of the churn's threads (two updaters and a reader)
+// stalled at each of its steps in turn, the others run in every schedule without
+// preemptions (with 1 in the long lane); they must all finish while it is stalled, and
+// the history must still be linearizable once it resumes.
+TEST(LockFreeFilterExplored, EveryThreadStalledAtEveryStepLeavesTheOthersFinishing) {
+  const unsigned preemptions = long_lane() ? 1 : 0;
+  for (unsigned t = 0; t < 3; ++t) {
+    const ex::Result r = ex::stall_sweep(churn(), t, preemptions, long_lane() ? 2'000'000 : 100'000, churn_options());
+    report(("lock-free filter churn, thread " + std::to_string(t) + " stalled").c_str(), r);
+    ASSERT_FALSE(r.failed) << r.message;
+    EXPECT_GT(r.executions, 20U) << "the sweep did not reach the thread's steps";
+  }
 }
 
 // A key whose insert relocates a prefilled item from the item's second bucket to its
@@ -287,6 +315,30 @@ TEST(LockFreeFilterExplored, RelocationRacesWithinTwoPreemptions) {
   const ex::Result hops = ex::bounded(erase_and_refill_during_search(moved), 2, cap);
   report("lock-free erase and refill during a search bounded(2)", hops);
   EXPECT_FALSE(hops.failed) << hops.message;
+}
+
+// Lock-freedom through relocations: in both races above, each thread stalled at each of
+// its steps (the relocating insert mid-hop, mid-search, between a K-CAS's phases; the
+// other thread's lookups, erase and refill), in every schedule of the other with at most
+// 1 preemption and 1 stale read; the other must finish, and the final checks pass once
+// the stalled thread resumes.
+TEST(LockFreeFilterExplored, ARelocationRaceWithAThreadStalledAtEveryStep) {
+  const Moved moved = moved_by_path();
+  ASSERT_NE(moved.hash, 0U) << "no key relocates a prefilled item from its second bucket to its first";
+  ex::Options options = churn_options();
+  const struct {
+    const char* what;
+    ex::Scenario scenario;
+  } races[] = {{"lookup and erase during a hop", lookup_and_erase_during_hop(moved)},
+               {"erase and refill during a search", erase_and_refill_during_search(moved)}};
+  for (const auto& race : races) {
+    for (unsigned t = 0; t < 2; ++t) {
+      const ex::Result r = ex::stall_sweep(race.scenario, t, 1, long_lane() ? 2'000'000 : 200'000, options);
+      report(("lock-free " + std::string(race.what) + ", thread " + std::to_string(t) + " stalled").c_str(), r);
+      ASSERT_FALSE(r.failed) << r.message;
+      EXPECT_GT(r.executions, 20U) << "the sweep did not reach the thread's steps";
+    }
+  }
 }
 
 // The same races on two-word buckets (f = 32, b = 2: a slot in each word): a change of

@@ -57,6 +57,7 @@ struct Shared {
   std::vector<std::uint64_t> prefilled;
   std::vector<std::uint64_t> kept;  // inserted by the threads and not erased
   sub::HistoryRecorder recorder{3, 8};  // churn's calls, the prefill as thread 0's first
+  Shared() { recorder.set_real_time_hook(&ex::real_time_point); }
 };
 
 
@@ -138,15 +139,20 @@ ex::Scenario churn() {
 
 void report(const char* what, const ex::Result& r) { std::printf("[explore] %s: %s\n", what, r.summary().c_str()); }
 
+// With stale reads: one load in 8 that may read an older store does (random and PCT);
+// every schedule with 1 preemption and at most 1 stale read (bounded).
 TEST(StripedFilterExplored, NoFalseNegativeUnderChurn) {
   const std::uint64_t runs = long_lane() ? 50'000 : 1'000;
-  const ex::Result p = ex::pct(churn<Explored>(), 0xf17, 3, runs);
+  ex::Options options;
+  options.stale_read_one_in = 8;
+  options.max_stale_reads = 1;
+  const ex::Result p = ex::pct(churn<Explored>(), 0xf17, 3, runs, options);
   report("striped filter churn pct(3)", p);
   EXPECT_FALSE(p.failed) << p.message;
-  const ex::Result w = ex::random_walk(churn<Explored>(), 0xf17, runs);
+  const ex::Result w = ex::random_walk(churn<Explored>(), 0xf17, runs, options);
   report("striped filter churn random", w);
   EXPECT_FALSE(w.failed) << w.message;
-  const ex::Result b = ex::bounded(churn<Explored>(), 1, long_lane() ? 1'000'000 : 20'000);
+  const ex::Result b = ex::bounded(churn<Explored>(), 1, long_lane() ? 1'000'000 : 20'000, options);
   report("striped filter churn bounded(1)", b);
   EXPECT_FALSE(b.failed) << b.message;
 }

@@ -23,7 +23,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kClaims 
     {"C10", "linearizable, race-free and deadlock-free under concurrency"},
     {"C11", "serialization round trip preserves the structure"},
     {"C12", "Bloom filter false positive rate matches theory"},
-    {"size", "size() equals the number of stored items"},
+    {"size", "the size answer equals the number of stored items"},
     {"invariant", "the subject's own invariants hold"},
     {"exception", "operations return outcomes, not exceptions"},
 }};
@@ -51,7 +51,7 @@ std::string to_string(const Violation& violation) {
   std::string text = violation.claim;
   const std::string_view summary = claim_summary(violation.claim);
   if (!summary.empty()) text += " (" + std::string(summary) + ")";
-  text += " at op " + std::to_string(violation.op_index) + " '" + to_string(violation.op) +
+  text += " at op " + std::to_string(op_number(violation)) + " '" + to_string(violation.op) +
           "': expected " + violation.expected + ", actual " + violation.actual + ", seed " +
           std::to_string(violation.seed);
   return text;
@@ -62,7 +62,7 @@ std::string format_violation(const Violation& violation, const Trace& trace) {
   const std::size_t keep = std::min(trace.entries.size(), violation.op_index + 1);
   cut.entries.resize(keep);
 
-  std::string where = "op " + std::to_string(violation.op_index);
+  std::string where = "op " + std::to_string(op_number(violation)) + " of " + std::to_string(keep);
   if (violation.op_index < trace.entries.size() && trace.entries[violation.op_index].line != 0) {
     where += " (line " + std::to_string(trace.entries[violation.op_index].line) + ")";
   }

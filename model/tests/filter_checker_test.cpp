@@ -553,7 +553,7 @@ TEST(FilterChecker, CatchesASuccessfulEraseOfAnAbsentItemAsC5) {
 TEST(FilterChecker, CatchesAnEraseThatIgnoresAliasesAsC5) {
   const auto found = run<NonAliasingEraseFilter>("engine filter\ninsert 3\ncontains 8\nerase 8\n");
   expect_violation(found, "C5", 2, Op::erase(8));
-  EXPECT_EQ(found->expected, "true (1 copy of the identity of 8 is stored)");
+  EXPECT_EQ(found->expected, "true (1 copy of the item of 8 is stored)");
   EXPECT_EQ(found->actual, "false");
 }
 
@@ -742,7 +742,7 @@ TEST(FilterChecker, FormatsAViolationAsAReplayableTrace) {
   EXPECT_EQ(report,
             "# cuckoo trace v1\n"
             "# VIOLATION of C1 (no false negatives)\n"
-            "#   at:       op 5 (line 8): contains 3\n"
+            "#   at:       op 6 of 6 (line 8): contains 3\n"
             "#   expected: true (1 copy of 3 is stored)\n"
             "#   actual:   false\n"
             "#   seed:     42\n"
@@ -750,7 +750,7 @@ TEST(FilterChecker, FormatsAViolationAsAReplayableTrace) {
             "engine filter capacity=10 seed=42\n"
             "insert 1\ninsert 2\ninsert 3\ncontains 1\ncontains 2\ncontains 3\n");
   EXPECT_EQ(model::to_string(*found),
-            "C1 (no false negatives) at op 5 'contains 3': expected true (1 copy of 3 is stored), "
+            "C1 (no false negatives) at op 6 'contains 3': expected true (1 copy of 3 is stored), "
             "actual false, seed 42");
   const Trace replay = model::parse_trace(report);
   EXPECT_EQ(replay.parameters, trace.parameters);

@@ -58,26 +58,27 @@
 
 namespace cuckoo {
 
+/// The configuration of a BloomFilter: its bit count m, hash count k and seed.
 struct BloomFilterConfig {
-  // Largest number of hash functions (the bound of the probe loop).
+  /// Largest number of hash functions (the bound of the probe loop).
   static constexpr unsigned kMaxHashes = 32;
-  // Largest number of bits: 2^40 bits = 128 GiB.
+  /// Largest number of bits: 2^40 bits = 128 GiB.
   static constexpr std::uint64_t kMaxBits = std::uint64_t{1} << 40;
 
-  std::uint64_t bits = 0;  // m, rounded up to a multiple of 64; range [1, kMaxBits]
-  unsigned hashes = 0;     // k; range [1, kMaxHashes]
-  std::optional<std::uint64_t> seed;  // drawn with random_seed() when absent
+  std::uint64_t bits = 0;  ///< m, rounded up to a multiple of 64; range [1, kMaxBits]
+  unsigned hashes = 0;     ///< k; range [1, kMaxHashes]
+  std::optional<std::uint64_t> seed;  ///< drawn with random_seed() when absent
 
-  // The configuration for a false positive rate of eps at expected_items items:
-  // bits = ceil(-n ln(eps) / (ln 2)^2), hashes = optimal_k(bits, n).
-  // Throws ConfigError naming "expected_items" (0, or needing more than kMaxBits bits)
-  // or "eps" (outside the open interval (0, 1), or NaN).
+  /// The configuration for a false positive rate of eps at expected_items items:
+  /// bits = ceil(-n ln(eps) / (ln 2)^2), hashes = optimal_k(bits, n).
+  /// Throws ConfigError naming "expected_items" (0, or needing more than kMaxBits bits)
+  /// or "eps" (outside the open interval (0, 1), or NaN).
   static BloomFilterConfig for_fpr(std::uint64_t expected_items, double eps);
 };
 
-// The number of hash functions that minimizes the false positive rate of a filter of
-// `bits` bits holding `items` items: round(ln 2 * bits / items), clamped to
-// [1, kMaxHashes] (kMaxHashes when items is 0).
+/// The number of hash functions that minimizes the false positive rate of a filter of
+/// `bits` bits holding `items` items: round(ln 2 * bits / items), clamped to
+/// [1, kMaxHashes] (kMaxHashes when items is 0).
 inline unsigned optimal_k(std::uint64_t bits, std::uint64_t items) noexcept {
   constexpr unsigned kMax = BloomFilterConfig::kMaxHashes;
   if (items == 0) return kMax;
@@ -106,15 +107,22 @@ inline BloomFilterConfig BloomFilterConfig::for_fpr(std::uint64_t expected_items
   return config;
 }
 
+/// A Bloom filter of m bits and k hash functions (double hashing from one 64-bit hash):
+/// no false negatives, a false positive rate of about (1 - e^(-kn/m))^k, no deletes.
+/// Thread safety: none; concurrent const calls are safe with each other. See the design
+/// comment at the top of bloom_filter.hpp.
 template <class Hasher = DefaultHasher>
 class BasicBloomFilter {
  public:
+  /// Largest number of hash functions, BloomFilterConfig::kMaxHashes.
   static constexpr unsigned kMaxHashes = BloomFilterConfig::kMaxHashes;
+  /// Largest number of bits, BloomFilterConfig::kMaxBits.
   static constexpr std::uint64_t kMaxBits = BloomFilterConfig::kMaxBits;
+  /// The version of serialize()'s format.
   static constexpr std::uint8_t kFormatVersion = 1;
 
-  // Throws ConfigError naming "bits" or "hashes" when outside the documented ranges.
-  // Allocates bit_count() / 8 bytes.
+  /// Throws ConfigError naming "bits" or "hashes" when outside the documented ranges.
+  /// Allocates bit_count() / 8 bytes.
   explicit BasicBloomFilter(const BloomFilterConfig& config, Hasher hasher = Hasher{})
       : hasher_(std::move(hasher)),
         bits_(validated_bits(config.bits)),
@@ -122,9 +130,9 @@ class BasicBloomFilter {
         seed_(config.seed ? *config.seed : random_seed()),
         words_(bits_ / kWordBits, 0) {}
 
-  // Sets the key's k bits. Always returns InsertResult::kInserted: a Bloom filter never
-  // fills, its false positive rate grows with size() instead. Every call counts in
-  // size(), also for a key inserted before.
+  /// Sets the key's k bits. Always returns InsertResult::kInserted: a Bloom filter never
+  /// fills, its false positive rate grows with size() instead. Every call counts in
+  /// size(), also for a key inserted before.
   template <class Key>
     requires HasherFor<Hasher, Key>
   InsertResult insert(const Key& key) noexcept {
@@ -137,8 +145,8 @@ class BasicBloomFilter {
     return InsertResult::kInserted;
   }
 
-  // False only if key was never inserted (no false negatives); true for an absent key
-  // with probability about expected_fpr().
+  /// False only if key was never inserted (no false negatives); true for an absent key
+  /// with probability about expected_fpr().
   template <class Key>
     requires HasherFor<Hasher, Key>
   bool contains(const Key& key) const noexcept {
@@ -150,39 +158,41 @@ class BasicBloomFilter {
     return true;
   }
 
-  // Number of insert calls (n), duplicates included.
+  /// Number of insert calls (n), duplicates included.
   std::uint64_t size() const noexcept { return inserts_; }
-  // m.
+  /// m.
   std::uint64_t bit_count() const noexcept { return bits_; }
-  // k.
+  /// k.
   unsigned hash_count() const noexcept { return hashes_; }
+  /// The seed the keys are hashed with (the configured one, or the one drawn at
+  /// construction).
   std::uint64_t seed() const noexcept { return seed_; }
-  // Bytes of the bit array.
+  /// Bytes of the bit array.
   std::size_t memory_bytes() const noexcept { return words_.size() * sizeof(std::uint64_t); }
-  // m / n; 0 when the filter is empty.
+  /// m / n; 0 when the filter is empty.
   double bits_per_item() const noexcept {
     return inserts_ == 0 ? 0.0 : static_cast<double>(bits_) / static_cast<double>(inserts_);
   }
-  // (1 - e^{-k n / m})^k for the current n.
+  /// (1 - e^{-k n / m})^k for the current n.
   double expected_fpr() const noexcept {
     const double k = hashes_;
     const double fill = 1.0 - std::exp(-k * static_cast<double>(inserts_) / static_cast<double>(bits_));
     return std::pow(fill, k);
   }
-  // Fraction of bits set. O(m / 64).
+  /// Fraction of bits set. O(m / 64).
   double fill_ratio() const noexcept {
     return static_cast<double>(set_bits()) / static_cast<double>(bits_);
   }
 
-  // Removes every key; keeps m, k and the seed.
+  /// Removes every key; keeps m, k and the seed.
   void clear() noexcept {
     std::fill(words_.begin(), words_.end(), 0);
     inserts_ = 0;
   }
 
-  // Union: afterwards this filter reports every key either filter reported, and size()
-  // is the sum. Returns false, changing nothing, unless other has the same m, k and seed
-  // (and, by the caller's contract, the same Hasher behaviour).
+  /// Union: afterwards this filter reports every key either filter reported, and size()
+  /// is the sum. Returns false, changing nothing, unless other has the same m, k and seed
+  /// (and, by the caller's contract, the same Hasher behaviour).
   [[nodiscard]] bool merge(const BasicBloomFilter& other) noexcept {
     if (bits_ != other.bits_ || hashes_ != other.hashes_ || seed_ != other.seed_) return false;
     for (std::size_t w = 0; w < words_.size(); ++w) words_[w] |= other.words_[w];
@@ -190,13 +200,13 @@ class BasicBloomFilter {
     return true;
   }
 
-  // Same m, k, seed, n and bits. The hashers are not compared.
+  /// Same m, k, seed, n and bits. The hashers are not compared.
   friend bool operator==(const BasicBloomFilter& a, const BasicBloomFilter& b) noexcept {
     return a.bits_ == b.bits_ && a.hashes_ == b.hashes_ && a.seed_ == b.seed_ &&
            a.inserts_ == b.inserts_ && a.words_ == b.words_;
   }
 
-  // The serialized form described at the top of this header.
+  /// The serialized form described at the top of this header.
   std::vector<std::uint8_t> serialize() const {
     detail::ByteWriter w;
     w.u64(bits_);
@@ -208,9 +218,9 @@ class BasicBloomFilter {
     return detail::seal_envelope(detail::StructureKind::kBloomFilter, kFormatVersion, w);
   }
 
-  // Rebuilds a filter from serialize()'s bytes. Throws DeserializeError (see the checks
-  // at the top of this header); never reads out of bounds and allocates only after the
-  // word count has been checked against m and against the bytes present.
+  /// Rebuilds a filter from serialize()'s bytes. Throws DeserializeError (see the checks
+  /// at the top of this header); never reads out of bounds and allocates only after the
+  /// word count has been checked against m and against the bytes present.
   static BasicBloomFilter deserialize(std::span<const std::uint8_t> bytes, Hasher hasher = Hasher{}) {
     detail::ByteReader r = detail::open_envelope(bytes, detail::StructureKind::kBloomFilter,
                                                  kFormatVersion, "BloomFilter");
@@ -260,7 +270,7 @@ class BasicBloomFilter {
  private:
   static constexpr std::uint64_t kWordBits = 64;
 
-  // The k bit indices of one hash value (see the design comment).
+  /// The k bit indices of one hash value (see the design comment).
   class Probe {
    public:
     Probe(std::uint64_t h, std::uint64_t bits) noexcept
@@ -311,6 +321,7 @@ class BasicBloomFilter {
   std::vector<std::uint64_t> words_;
 };
 
+/// BasicBloomFilter with DefaultHasher.
 using BloomFilter = BasicBloomFilter<>;
 
 }  // namespace cuckoo

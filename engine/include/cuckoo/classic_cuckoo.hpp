@@ -84,61 +84,70 @@
 
 namespace cuckoo {
 
-// What an insert does when the kick walk reaches its bound.
+/// What an insert does when the kick walk reaches its bound.
 enum class OnInsertFailure : std::uint8_t {
-  kRehash,  // rebuild with fresh seeds at the same size (max_rehashes), then grow x2
-  kGrow,    // rebuild at twice the size
-  kReport,  // undo the walk and return kFull; the table is unchanged
+  kRehash,  ///< rebuild with fresh seeds at the same size (max_rehashes), then grow x2
+  kGrow,    ///< rebuild at twice the size
+  kReport,  ///< undo the walk and return kFull; the table is unchanged
 };
 
+/// The configuration of a ClassicCuckoo: initial capacity, kick bound, failure policy and
+/// seed.
 struct ClassicCuckooConfig {
-  // Largest capacity (slots over both tables) a table may have: 2^31 slots, i.e. 2^30
-  // buckets per table, so that bucket indices and rebuild item ids fit in 32 bits.
+  /// Largest capacity (slots over both tables) a table may have: 2^31 slots, i.e. 2^30
+  /// buckets per table, so that bucket indices and rebuild item ids fit in 32 bits.
   static constexpr std::size_t kMaxCapacity = std::size_t{1} << 31;
-  // Largest allowed max_kicks.
+  /// Largest allowed max_kicks.
   static constexpr unsigned kMaxKicksLimit = 1U << 20;
-  // Largest allowed max_rehashes.
+  /// Largest allowed max_rehashes.
   static constexpr unsigned kMaxRehashesLimit = 1024;
 
-  // Total slots, split over two tables of one slot per bucket: each table gets
-  // ceil(capacity / 2) buckets, so capacity() is capacity rounded up to even.
-  // Range [2, kMaxCapacity].
+  /// Total slots, split over two tables of one slot per bucket: each table gets
+  /// ceil(capacity / 2) buckets, so capacity() is capacity rounded up to even.
+  /// Range [2, kMaxCapacity].
   std::size_t capacity = 64;
-  // Evictions one insert may make before it counts as failed. Range [1, kMaxKicksLimit].
+  /// Evictions one insert may make before it counts as failed. Range [1, kMaxKicksLimit].
   unsigned max_kicks = 500;
+  /// What an insert does when its kick walk reaches max_kicks (default: rehash).
   OnInsertFailure on_failure = OnInsertFailure::kRehash;
-  // Fresh seeds tried per size before doubling (kRehash), or after a failed doubling
-  // (kGrow). Range [0, kMaxRehashesLimit].
+  /// Fresh seeds tried per size before doubling (kRehash), or after a failed doubling
+  /// (kGrow). Range [0, kMaxRehashesLimit].
   unsigned max_rehashes = 8;
-  // Growth limit: a doubling that would make capacity() exceed it is not done. Range
-  // [capacity, kMaxCapacity]. (capacity() may exceed it by one when capacity is odd.)
+  /// Growth limit: a doubling that would make capacity() exceed it is not done. Range
+  /// [capacity, kMaxCapacity]. (capacity() may exceed it by one when capacity is odd.)
   std::size_t max_capacity = kMaxCapacity;
-  // Initial seed; drawn with random_seed() when absent.
+  /// Initial seed; drawn with random_seed() when absent.
   std::optional<std::uint64_t> seed;
 };
 
-// Instrumentation. Counters only grow (clear() keeps them; reset_stats() zeroes them).
+/// Instrumentation. Counters only grow (clear() keeps them; reset_stats() zeroes them).
 struct ClassicCuckooStats {
-  // Histogram bucket i counts inserts whose walk made kicks in [2^(i-1), 2^i); bucket 0
-  // counts inserts with no eviction. The last bucket also takes everything above.
+  /// Histogram bucket i counts inserts whose walk made kicks in [2^(i-1), 2^i); bucket 0
+  /// counts inserts with no eviction. The last bucket also takes everything above.
   static constexpr std::size_t kKickHistogramBuckets = 22;
 
-  std::uint64_t insert_calls = 0;       // insert + insert_or_assign calls
-  std::uint64_t inserted = 0;           // calls that returned kInserted
-  std::uint64_t full = 0;               // calls that returned kFull
-  std::uint64_t total_kicks = 0;        // evictions of the callers' walks (incl. undone)
-  std::uint64_t last_insert_kicks = 0;  // evictions of the last walk (0: placed directly)
-  std::uint64_t max_insert_kicks = 0;   // most evictions of one walk
-  std::uint64_t failures = 0;           // walks that reached max_kicks (and were undone)
-  std::uint64_t rehashes = 0;           // rebuild attempts with a fresh seed
-  std::uint64_t grows = 0;              // committed doublings
-  std::uint64_t rebuild_kicks = 0;      // evictions spent planning rebuilds
-  // Over the calls that reached placement (inserted + full), by walk length.
+  std::uint64_t insert_calls = 0;       ///< insert + insert_or_assign calls
+  std::uint64_t inserted = 0;           ///< calls that returned kInserted
+  std::uint64_t full = 0;               ///< calls that returned kFull
+  std::uint64_t total_kicks = 0;        ///< evictions of the callers' walks (incl. undone)
+  std::uint64_t last_insert_kicks = 0;  ///< evictions of the last walk (0: placed directly)
+  std::uint64_t max_insert_kicks = 0;   ///< most evictions of one walk
+  std::uint64_t failures = 0;           ///< walks that reached max_kicks (and were undone)
+  std::uint64_t rehashes = 0;           ///< rebuild attempts with a fresh seed
+  std::uint64_t grows = 0;              ///< committed doublings
+  std::uint64_t rebuild_kicks = 0;      ///< evictions spent planning rebuilds
+  /// Over the calls that reached placement (inserted + full), by walk length.
   std::array<std::uint64_t, kKickHistogramBuckets> kick_histogram{};
 };
 
 template <class K = std::uint64_t, class V = std::uint64_t, class Hasher = DefaultHasher,
           class KeyEqual = std::equal_to<K>>
+  /// Textbook two-table cuckoo hashing (Pagh & Rodler 2001): one slot a bucket,
+  /// random-walk kick-out up to max_kicks, and on failure the configured OnInsertFailure
+  /// policy. A failed walk is undone. stats() counts kicks, failures, rehashes and
+  /// growths (claim C9).
+  /// Thread safety: none; concurrent const calls are safe with each other. See the design
+  /// comment at the top of classic_cuckoo.hpp.
   requires HasherFor<Hasher, K>
 class ClassicCuckoo {
   static_assert(std::is_nothrow_move_constructible_v<K> && std::is_nothrow_move_assignable_v<K>,
@@ -147,23 +156,30 @@ class ClassicCuckoo {
                 "ClassicCuckoo moves values during kicks and undo; V must move without throwing");
 
  public:
+  /// The key type K.
   using key_type = K;
+  /// The value type V.
   using mapped_type = V;
+  /// The Hasher (hash.hpp).
   using hasher = Hasher;
+  /// The key equality.
   using key_equal = KeyEqual;
 
+  /// One stored item: a key and its value.
   struct Entry {
+    /// The key.
     K key;
+    /// Its value.
     V value;
   };
 
-  // Doublings one insert may attempt under kRehash / kGrow.
+  /// Doublings one insert may attempt under kRehash / kGrow.
   static constexpr unsigned kMaxGrowthsPerInsert = 4;
-  // Bound of the search in hash_with_positions().
+  /// Bound of the search in hash_with_positions().
   static constexpr std::uint64_t kPlacementSearchBound = std::uint64_t{1} << 24;
 
-  // Throws ConfigError naming the field when config is outside the ranges documented on
-  // ClassicCuckooConfig. Allocates capacity() slots.
+  /// Throws ConfigError naming the field when config is outside the ranges documented on
+  /// ClassicCuckooConfig. Allocates capacity() slots.
   explicit ClassicCuckoo(ClassicCuckooConfig config = {}, Hasher hash = Hasher{},
                          KeyEqual equal = KeyEqual{})
       : config_(validated(config)),
@@ -175,22 +191,23 @@ class ClassicCuckoo {
     for (auto& table : tables_) table.resize(table_size_);
   }
 
-  // Inserts key -> value if the key is absent. Returns kInserted, kExists (the key was
-  // present; nothing changed, value not replaced) or kFull (the policy could not make
-  // room; nothing changed).
+  /// Inserts key -> value if the key is absent. Returns kInserted, kExists (the key was
+  /// present; nothing changed, value not replaced) or kFull (the policy could not make
+  /// room; nothing changed).
   InsertResult insert(K key, V value) {
     return insert_impl(std::move(key), std::move(value), /*assign=*/false);
   }
 
-  // Inserts key -> value, or replaces the value of a present key. Returns kInserted,
-  // kUpdated or kFull (nothing changed).
+  /// Inserts key -> value, or replaces the value of a present key. Returns kInserted,
+  /// kUpdated or kFull (nothing changed).
   InsertResult insert_or_assign(K key, V value) {
     return insert_impl(std::move(key), std::move(value), /*assign=*/true);
   }
 
-  // The value stored for key, or nullptr. The pointer is valid until the next non-const
-  // call.
+  /// The value stored for key, or nullptr. The pointer is valid until the next non-const
+  /// call.
   V* find(const K& key) noexcept { return const_cast<V*>(std::as_const(*this).find(key)); }
+  /// The value stored for key, or nullptr; valid until the next non-const call.
   const V* find(const K& key) const noexcept {
     const std::uint64_t h = hash(key);
     if (const auto& s = tables_[0][pos0(h, table_size_)]; s && equal_(s->key, key)) [[likely]] {
@@ -202,9 +219,10 @@ class ClassicCuckoo {
     return nullptr;
   }
 
+  /// Whether key is stored.
   bool contains(const K& key) const noexcept { return find(key) != nullptr; }
 
-  // Removes key. Returns whether it was present.
+  /// Removes key. Returns whether it was present.
   bool erase(const K& key) noexcept {
     const std::uint64_t h = hash(key);
     for (unsigned t = 0; t < kTables; ++t) {
@@ -218,7 +236,7 @@ class ClassicCuckoo {
     return false;
   }
 
-  // Removes every entry. Keeps the current capacity, seed and stats.
+  /// Removes every entry. Keeps the current capacity, seed and stats.
   void clear() noexcept {
     for (auto& table : tables_) {
       for (auto& s : table) s.reset();
@@ -226,49 +244,55 @@ class ClassicCuckoo {
     size_ = 0;
   }
 
+  /// Number of stored keys.
   std::size_t size() const noexcept { return size_; }
+  /// Whether no key is stored.
   bool empty() const noexcept { return size_ == 0; }
-  // Slots over both tables: 2 * table_size().
+  /// Slots over both tables: 2 * table_size().
   std::size_t capacity() const noexcept { return std::size_t{kTables} * table_size_; }
-  // Buckets (= slots) per table.
+  /// Buckets (= slots) per table.
   std::size_t table_size() const noexcept { return table_size_; }
+  /// size() / capacity().
   double load_factor() const noexcept {
     return static_cast<double>(size_) / static_cast<double>(capacity());
   }
 
-  // The current seed; it changes when a rehash or rehashed growth commits.
+  /// The current seed; it changes when a rehash or rehashed growth commits.
   std::uint64_t seed() const noexcept { return seed_; }
-  // The seed the table was constructed with.
+  /// The seed the table was constructed with.
   std::uint64_t initial_seed() const noexcept { return initial_seed_; }
-  // Committed seed changes: seed() == derive_seed applied seed_generation() times to
-  // initial_seed().
+  /// Committed seed changes: seed() == derive_seed applied seed_generation() times to
+  /// initial_seed().
   std::uint64_t seed_generation() const noexcept { return seed_generation_; }
-  // The fresh seed a rehash moves to from seed s.
+  /// The fresh seed a rehash moves to from seed s.
   static constexpr std::uint64_t derive_seed(std::uint64_t s) noexcept {
     return detail::mix64(s + kSeedStep);
   }
 
+  /// The configuration the table was built with.
   const ClassicCuckooConfig& config() const noexcept { return config_; }
+  /// The kick and failure statistics since construction or reset_stats().
   const ClassicCuckooStats& stats() const noexcept { return stats_; }
+  /// Sets every statistic to zero.
   void reset_stats() noexcept { stats_ = ClassicCuckooStats{}; }
 
   // ---- Introspection for the verification suite -----------------------------------
 
-  // The candidate buckets of key at the current seed and size: {p0 in T0, p1 in T1}.
-  // Defined for any key, present or not.
+  /// The candidate buckets of key at the current seed and size: {p0 in T0, p1 in T1}.
+  /// Defined for any key, present or not.
   std::pair<std::uint32_t, std::uint32_t> positions_of(const K& key) const noexcept {
     const std::uint64_t h = hash(key);
     return {pos0(h, table_size_), pos1(h, table_size_)};
   }
 
-  // The entry in slot `bucket` of table `table`, or nullptr when the slot is empty.
-  // REQUIRES: table < 2, bucket < table_size().
+  /// The entry in slot `bucket` of table `table`, or nullptr when the slot is empty.
+  /// REQUIRES: table < 2, bucket < table_size().
   const Entry* slot(unsigned table, std::size_t bucket) const noexcept {
     const auto& s = tables_[table][bucket];
     return s ? &*s : nullptr;
   }
 
-  // Calls fn(key, value) for every entry, T0 by bucket then T1 by bucket.
+  /// Calls fn(key, value) for every entry, T0 by bucket then T1 by bucket.
   template <class Fn>
   void for_each(Fn&& fn) const {
     for (const auto& table : tables_) {
@@ -278,10 +302,10 @@ class ClassicCuckoo {
     }
   }
 
-  // True when invariants I1..I3 hold. O(capacity()).
+  /// True when invariants I1..I3 hold. O(capacity()).
   bool check_invariants() const { return !invariant_violation().has_value(); }
 
-  // A description of the first broken invariant, or nullopt. O(capacity()).
+  /// A description of the first broken invariant, or nullopt. O(capacity()).
   std::optional<std::string> invariant_violation() const {
     std::size_t occupied = 0;
     for (unsigned t = 0; t < kTables; ++t) {
@@ -307,10 +331,10 @@ class ClassicCuckoo {
     return std::nullopt;
   }
 
-  // A 64-bit hash value h whose positions in a table of table_size buckets are
-  // {p0, p1}, for injected Hashers that place keys in chosen buckets; nullopt when the
-  // search (kPlacementSearchBound tries, each succeeding with probability about
-  // 1/table_size) finds none. REQUIRES: p0, p1 < table_size.
+  /// A 64-bit hash value h whose positions in a table of table_size buckets are
+  /// {p0, p1}, for injected Hashers that place keys in chosen buckets; nullopt when the
+  /// search (kPlacementSearchBound tries, each succeeding with probability about
+  /// 1/table_size) finds none. REQUIRES: p0, p1 < table_size.
   static std::optional<std::uint64_t> hash_with_positions(std::uint32_t p0, std::uint32_t p1,
                                                           std::uint32_t table_size) noexcept {
     // The smallest 32-bit x with reduce32(x, n) == p1.
@@ -323,8 +347,8 @@ class ClassicCuckoo {
     return std::nullopt;
   }
 
-  // Same contents and same layout (every entry in the same slot, compared with
-  // KeyEqual and V's operator==), and same size. Seeds and stats are not compared.
+  /// Same contents and same layout (every entry in the same slot, compared with
+  /// KeyEqual and V's operator==), and same size. Seeds and stats are not compared.
   bool same_layout(const ClassicCuckoo& other) const
     requires std::equality_comparable<V>
   {
@@ -369,16 +393,16 @@ class ClassicCuckoo {
     return table == 0 ? pos0(h, n) : pos1(h, n);
   }
 
-  // Inverse of detail::mix64, for hash_with_positions().
+  /// Inverse of detail::mix64, for hash_with_positions().
   static constexpr std::uint64_t unxorshift(std::uint64_t y, int shift) noexcept {
     std::uint64_t x = y;
-    const int rounds = 64 / shift + 1;  // each round fixes `shift` more high bits
+    const int rounds = 64 / shift + 1;  ///< each round fixes `shift` more high bits
     for (int i = 0; i < rounds; ++i) x = y ^ (x >> shift);
     return x;
   }
   static constexpr std::uint64_t odd_inverse(std::uint64_t c) noexcept {
-    std::uint64_t inv = c;                          // correct to 3 bits for odd c
-    constexpr int kNewtonRounds = 5;                // 3 -> 6 -> 12 -> 24 -> 48 -> 96 bits
+    std::uint64_t inv = c;                          ///< correct to 3 bits for odd c
+    constexpr int kNewtonRounds = 5;                ///< 3 -> 6 -> 12 -> 24 -> 48 -> 96 bits
     for (int i = 0; i < kNewtonRounds; ++i) inv *= 2 - c * inv;
     return inv;
   }
@@ -400,8 +424,8 @@ class ClassicCuckoo {
 
   InsertResult insert_impl(K&& key, V&& value, bool assign);
 
-  // Both candidate slots of `carried` are occupied: the random walk, its undo, and the
-  // failure policy.
+  /// Both candidate slots of `carried` are occupied: the random walk, its undo, and the
+  /// failure policy.
   [[gnu::noinline]] InsertResult insert_with_kicks(Entry carried, std::uint32_t first_bucket);
 
   void record_walk(std::uint64_t kicks) noexcept {
@@ -415,16 +439,16 @@ class ClassicCuckoo {
 
   // ---- rebuild (rehash / grow) --------------------------------------------------------
 
-  // Tries the policy's sequence of (size, seed) layouts for every entry plus `extra`;
-  // commits the first that holds them all. On false nothing has changed and `extra`
-  // is still the caller's.
+  /// Tries the policy's sequence of (size, seed) layouts for every entry plus `extra`;
+  /// commits the first that holds them all. On false nothing has changed and `extra`
+  /// is still the caller's.
   [[gnu::noinline]] bool rebuild_with(Entry& extra);
 
-  // Plans a layout of every entry plus `extra` in tables of `size` buckets with `seed`;
-  // if it holds them all, moves the entries into it and commits.
+  /// Plans a layout of every entry plus `extra` in tables of `size` buckets with `seed`;
+  /// if it holds them all, moves the entries into it and commits.
   bool try_layout(Entry& extra, std::uint32_t size, std::uint64_t seed, std::uint64_t generation);
 
-  // The insert walk of insert_with_kicks() on item ids, without undo.
+  /// The insert walk of insert_with_kicks() on item ids, without undo.
   bool plan_item(std::uint32_t id,
                  const std::vector<std::array<std::uint32_t, kTables>>& candidates,
                  std::array<std::vector<std::uint32_t>, kTables>& plan);
@@ -438,7 +462,7 @@ class ClassicCuckoo {
   std::uint32_t table_size_;
   std::size_t size_ = 0;
   std::array<Table, kTables> tables_;
-  std::vector<PathStep> path_;  // scratch of insert_with_kicks, kept to avoid reallocation
+  std::vector<PathStep> path_;  ///< scratch of insert_with_kicks, kept to avoid reallocation
   ClassicCuckooStats stats_;
 };
 

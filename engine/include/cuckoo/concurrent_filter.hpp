@@ -124,12 +124,14 @@
 
 namespace cuckoo {
 
+/// The three designs of the concurrent filter.
 enum class ConcurrentFilterDesign : std::uint8_t {
-  kCoarseElided,  // one elided lock (RTM, MCS fallback) around a CuckooFilter
-  kStripedLocks,  // striped bucket locks, lock-free path search, optimistic lookups
-  kLockFreeKcas,  // no locks: relocations by multi-word CAS (cuckoo/lock_free_filter.hpp)
+  kCoarseElided,  ///< one elided lock (RTM, MCS fallback) around a CuckooFilter
+  kStripedLocks,  ///< striped bucket locks, lock-free path search, optimistic lookups
+  kLockFreeKcas,  ///< no locks: relocations by multi-word CAS (cuckoo/lock_free_filter.hpp)
 };
 
+/// The design's name, as used in reports.
 constexpr std::string_view to_string(ConcurrentFilterDesign d) noexcept {
   switch (d) {
     case ConcurrentFilterDesign::kCoarseElided: return "coarse_elided";
@@ -139,20 +141,24 @@ constexpr std::string_view to_string(ConcurrentFilterDesign d) noexcept {
   return "unknown";
 }
 
-// Design tags for ConcurrentFilter<Design>.
+/// Design tags for ConcurrentFilter<Design>.
 struct CoarseElided {
+  /// ConcurrentFilterDesign::kCoarseElided.
   static constexpr ConcurrentFilterDesign kDesign = ConcurrentFilterDesign::kCoarseElided;
 };
+/// The striped design's tag: StripedConcurrentFilter.
 struct StripedLocks {
+  /// ConcurrentFilterDesign::kStripedLocks.
   static constexpr ConcurrentFilterDesign kDesign = ConcurrentFilterDesign::kStripedLocks;
 };
-// Defined in cuckoo/lock_free_filter.hpp (include it to use this tag).
+/// Defined in cuckoo/lock_free_filter.hpp (include it to use this tag).
 struct LockFreeKcas {
+  /// ConcurrentFilterDesign::kLockFreeKcas.
   static constexpr ConcurrentFilterDesign kDesign = ConcurrentFilterDesign::kLockFreeKcas;
 };
 
-// The interface both designs implement (integer keys shown; the key-level calls accept
-// any key the Hasher accepts).
+/// The interface both designs implement (integer keys shown; the key-level calls accept
+/// any key the Hasher accepts).
 template <class F>
 concept ConcurrentFilterLike =
     !std::is_copy_constructible_v<F> &&
@@ -181,23 +187,29 @@ concept ConcurrentFilterLike =
 // ---------------------------------------------------------------------------------
 // Coarse design.
 
-// Sync: the sync policy of the lock (policy.hpp); the verification suite's explorer
-// instantiates the class with its checking policy.
+/// Sync: the sync policy of the lock (policy.hpp); the verification suite's explorer
+/// instantiates the class with its checking policy.
 template <class Hasher = DefaultHasher, class Sync = sync::StdSync>
 class BasicCoarseConcurrentFilter
     : public detail::FilterKeyOps<BasicCoarseConcurrentFilter<Hasher, Sync>, Hasher> {
   using KeyOps = detail::FilterKeyOps<BasicCoarseConcurrentFilter, Hasher>;
 
  public:
+  /// The single-threaded filter the lock guards.
   using Filter = BasicCuckooFilter<Hasher>;
+  /// Where a hash's item lives: its two buckets and its fingerprint.
   using Placement = CuckooFilterPlacement;
+  /// The lock: an MCS lock elided with hardware transactions.
   using Lock = sync::BasicElidedLock<sync::BasicMcsLock<Sync>, Sync>;
+  /// This filter's design, ConcurrentFilterDesign::kCoarseElided.
   static constexpr ConcurrentFilterDesign kDesign = ConcurrentFilterDesign::kCoarseElided;
+  /// Stash entries, as CuckooFilter's.
   static constexpr unsigned kStashSlots = Filter::kStashSlots;
 
-  // Throws ConfigError naming the field: the config as CuckooFilter's constructor does
-  // ("fingerprint_bits", "slots_per_bucket", "capacity", "max_kicks"), then the policy as
-  // HtmPolicy::validate() does; both are checked before anything is allocated.
+  /// Throws ConfigError naming the field: the config as CuckooFilter's constructor does
+  /// ("fingerprint_bits", "slots_per_bucket", "capacity", "max_kicks"), then the policy
+  /// as
+  /// HtmPolicy::validate() does; both are checked before anything is allocated.
   explicit BasicCoarseConcurrentFilter(const CuckooFilterConfig& config,
                                        sync::HtmPolicy policy = sync::HtmPolicy::automatic(),
                                        Hasher hasher = Hasher())
@@ -221,51 +233,71 @@ class BasicCoarseConcurrentFilter
   // ---- Hash-level operations. Each is one critical section of the elided lock: a
   // transaction (no lock held) or the MCS fallback lock; released on return.
 
+  /// CuckooFilter::insert_hash in write mode: kInserted, kDuplicateLimit or kFull
+  /// (nothing changed). Linearizable.
   InsertResult insert_hash(std::uint64_t h) {
     return lock_.with_write([&] { return filter_.insert_hash(h); });
   }
+  /// CuckooFilter::contains_hash in read mode: never false for an item inserted and not
+  /// erased. Linearizable.
   bool contains_hash(std::uint64_t h) const {
     return lock_.with_read([&] { return filter_.contains_hash(h); });
   }
+  /// CuckooFilter::erase_hash in write mode: removes one copy; false if none was found.
+  /// REQUIRES: the item was inserted. Linearizable.
   bool erase_hash(std::uint64_t h) {
     return lock_.with_write([&] { return filter_.erase_hash(h); });
   }
 
-  // Stored copies; linearizable (read mode). Locks on return: none.
+  /// Stored copies; linearizable (read mode). Locks on return: none.
   std::uint64_t size() const {
     return lock_.with_read([&] { return filter_.size(); });
   }
+  /// Entries in the stash (read mode).
   unsigned stash_size() const {
     return lock_.with_read([&] { return filter_.stash_size(); });
   }
-  // Empties the filter and its statistics (write mode). Locks on return: none.
+  /// Empties the filter and its statistics (write mode). Locks on return: none.
   void clear() {
     lock_.with_write([&] { filter_.clear(); });
   }
 
-  // A copy of the whole filter as one consistent snapshot (serialize it, compare it,
-  // inspect slots). Read mode without elision (the copy allocates, which would abort a
-  // transaction): the MCS lock is held while copying, released on return.
+  /// A copy of the whole filter as one consistent snapshot (serialize it, compare it,
+  /// inspect slots). Read mode without elision (the copy allocates, which would abort a
+  /// transaction): the MCS lock is held while copying, released on return.
   Filter snapshot() const {
     const sync::ElidedGuard<sync::ReadMode, sync::BasicMcsLock<Sync>, Sync> held(lock_,
                                                                                sync::kNoElision);
     return filter_;
   }
+  /// The single-threaded filter's statistics (read mode).
   CuckooFilterStats filter_stats() const {
     return lock_.with_read([&] { return filter_.stats(); });
   }
+  /// How the lock's critical sections ran: transactions, aborts, fallbacks.
   sync::ElisionStats elision_stats() const noexcept { return lock_.stats(); }
+  /// The hardware-transaction policy the lock was built with.
   const sync::HtmPolicy& htm_policy() const noexcept { return lock_.policy(); }
+  /// The backend the lock actually runs (automatic() resolved for this CPU).
   sync::HtmBackend effective_backend() const noexcept { return lock_.effective_backend(); }
 
   // ---- Configuration: immutable, read without locks.
+  /// The buckets and fingerprint of the item whose hash is h.
   Placement placement_of_hash(std::uint64_t h) const noexcept { return filter_.placement_of_hash(h); }
+  /// How many copies of that item may be stored: 2b, or b when both buckets coincide.
   unsigned max_copies_of_hash(std::uint64_t h) const noexcept { return filter_.max_copies_of_hash(h); }
+  /// Number of buckets.
   std::uint32_t bucket_count() const noexcept { return filter_.bucket_count(); }
+  /// Slots per bucket (b).
   unsigned slots_per_bucket() const noexcept { return filter_.slots_per_bucket(); }
+  /// Fingerprint bits (f).
   unsigned fingerprint_bits() const noexcept { return filter_.fingerprint_bits(); }
+  /// Evictions one insert may make, as configured.
   unsigned max_kicks() const noexcept { return filter_.max_kicks(); }
+  /// The seed the keys are hashed with (the configured one, or the one drawn at
+  /// construction).
   std::uint64_t seed() const noexcept { return filter_.seed(); }
+  /// The hasher.
   const Hasher& hasher() const noexcept { return filter_.hasher(); }
 
  private:
@@ -276,22 +308,25 @@ class BasicCoarseConcurrentFilter
     return config;
   }
 
-  Filter filter_;  // guarded by lock_ (its configuration fields are immutable)
-  // Lockable from const lookups; the lock is not logical state.
+  Filter filter_;  ///< guarded by lock_ (its configuration fields are immutable)
+  /// Lockable from const lookups; the lock is not logical state.
   mutable Lock lock_;
 };
 
 // ---------------------------------------------------------------------------------
 // Striped design.
 
+/// Options of the striped filter beyond CuckooFilterConfig: the number of lock stripes.
 struct StripedFilterOptions {
-  // 0: automatic, min(kDefaultMaxStripes, the word groups rounded up to a power of two).
+  /// 0: automatic, min(kDefaultMaxStripes, the word groups rounded up to a power of two).
   static constexpr std::size_t kAutomaticStripes = 0;
+  /// The most stripes the automatic choice takes.
   static constexpr std::size_t kDefaultMaxStripes = 1024;
+  /// The most stripes allowed.
   static constexpr std::size_t kMaxStripes = detail::LockStripes::kMaxStripes;
-  // Lock stripes: 0 or a power of two in 1..kMaxStripes. Fewer stripes than word groups
-  // make unrelated buckets share locks (more contention, same correctness; tests use 1
-  // and 2 to force it).
+  /// Lock stripes: 0 or a power of two in 1..kMaxStripes. Fewer stripes than word groups
+  /// make unrelated buckets share locks (more contention, same correctness; tests use 1
+  /// and 2 to force it).
   std::size_t stripes = kAutomaticStripes;
 };
 
@@ -434,7 +469,7 @@ class BasicStripedConcurrentFilter
 
 }  // namespace detail
 
-// The striped design: detail::BasicStripedConcurrentFilter with the production policy.
+/// The striped design: detail::BasicStripedConcurrentFilter with the production policy.
 template <class Hasher = DefaultHasher>
 using BasicStripedConcurrentFilter =
     detail::BasicStripedConcurrentFilter<Hasher, detail::StripedFilterPolicy>;
@@ -455,14 +490,19 @@ struct ConcurrentFilterFor<StripedLocks, Hasher> {
 };
 }  // namespace detail
 
+/// The concurrent filter of a design tag (CoarseElided, StripedLocks, LockFreeKcas) with
+/// a Hasher.
 template <class Design, class Hasher = DefaultHasher>
 using BasicConcurrentFilter = typename detail::ConcurrentFilterFor<Design, Hasher>::type;
 
-// ConcurrentFilter<CoarseElided> or ConcurrentFilter<StripedLocks>.
+/// ConcurrentFilter<CoarseElided> or ConcurrentFilter<StripedLocks>.
 template <class Design>
 using ConcurrentFilter = BasicConcurrentFilter<Design>;
 
+/// One cuckoo filter under one lock elided with hardware transactions (MCS lock
+/// fallback).
 using CoarseConcurrentFilter = ConcurrentFilter<CoarseElided>;
+/// Striped bucket locks; lookups optimistic (seqlock), writing nothing shared.
 using StripedConcurrentFilter = ConcurrentFilter<StripedLocks>;
 
 static_assert(ConcurrentFilterLike<CoarseConcurrentFilter>);

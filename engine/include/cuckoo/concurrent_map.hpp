@@ -33,7 +33,11 @@
 // ---------------------------------------------------------------
 // Any number of threads may call insert, insert_or_assign, erase, find, contains, size,
 // empty, clear, reserve, for_each, snapshot, check_invariants and the accessors at once,
-// in any mix, on the same map. Construction and destruction need exclusive access.
+// in any mix, on the same map (the striped map also find_fn, update, rehash, lock_table
+// and copying the map: its copy constructor takes the source's stripes). Construction,
+// destruction, move construction and assignment (of the moved-from map too), copy
+// assignment (of the target) and swap (of both maps) need exclusive access, as in
+// libcuckoo's cuckoohash_map.
 // Which locks each one holds (none is held on any return path: every lock is a scoped
 // guard, released before the call returns, also when it leaves by an exception):
 //
@@ -54,8 +58,17 @@
 //                                                          counters (exact when no
 //                                                          insert or erase runs)
 //   clear, reserve       write section, not elided         every stripe
+//   rehash               -                                 every stripe
 //   for_each, snapshot,  read section, not elided          every stripe
-//     check_invariants
+//     check_invariants,
+//     copy constructor
+//   find_fn              -                                 atomic items: as find (fn on
+//                                                          a copy); other items: the
+//                                                          key's two stripes, fn inside
+//   update               -                                 the key's two stripes
+//   lock_table           -                                 every stripe, held by the
+//                                                          returned view until it is
+//                                                          destroyed or unlock()ed
 //   capacity, bucket_    read section                      none (atomic snapshot)
 //     count, load_factor
 //
@@ -79,8 +92,17 @@
 //
 // for_each(f) calls f(key, value) for every item with the lock(s) above held, so it sees
 // one consistent state; f runs exactly once per item (never inside a transaction) and
-// must not call into the same map (the locks are not recursive). There are no iterators:
-// they would have to hold a lock across calls.
+// must not call into the same map (the locks are not recursive). Iterators: the striped
+// map's lock_table() returns a locked view (libcuckoo's locked_table,
+// detail/striped_map_locked.hpp) that holds every stripe while it lives and offers
+// forward iterators, find, insert, emplace, insert_or_assign, erase, clear, reserve and
+// rehash. Meanwhile other threads' locking operations wait; their lock-free lookups
+// cannot validate and, after kMaxOptimisticReads tries, wait too, so no lookup sees
+// the view's changes half done. The thread that holds the view must not call the map's
+// locking members (they would wait for it forever): they throw LockedTableError instead
+// (the lock-free size, empty, capacity, bucket_count, load_factor, seed, config and stats
+// still answer). The coarse map has no locked view. docs/concurrent-map-api.md compares
+// the striped map's API with libcuckoo's, member by member.
 //
 // Calls that are concurrent with each other take effect in some order; which one wins a
 // race is up to the scheduler. In particular size() while inserts and erases run is a
@@ -90,8 +112,11 @@
 // Hasher and KeyEqual are called under the locks (the striped design also hashes outside
 // them, and its lock-free lookups compare keys outside them); they must not call into the
 // map. K and V: as CuckooMap (nothrow move
-// constructible); V must also be copy constructible (find returns a copy). An exception
-// thrown by copying a key or value leaves the map unchanged.
+// constructible). The coarse map's V must also be copy constructible (find returns a
+// copy); the striped map takes move-only values (std::unique_ptr): find, snapshot and
+// copying the map are then not offered (requires-clauses), find_fn, update_fn, update,
+// the view's iterators and the rest are. An exception thrown by copying a key or value
+// leaves the map unchanged.
 #pragma once
 
 #include <concepts>
@@ -114,18 +139,18 @@
 
 namespace cuckoo {
 
-// Design (a): one elided lock around a CuckooMap.
-//
-// Locks held: each member below runs one critical section of lock_ through a scoped
-// guard (ElidedLock::with_read / with_write, or an ElidedGuard with kNoElision where the
-// section must run exactly once or is known to abort a transaction), and returns with
-// nothing held: the transaction committed or the MCS fallback lock released. Under a
-// hardware transaction a critical section may run more than once (aborted runs are
-// rolled back without a trace); CuckooMap's operations have no effect outside the map,
-// so that is invisible.
-//
-// Sync: the sync policy of the lock (policy.hpp); the verification suite's explorer
-// instantiates the class with its checking policy.
+/// Design (a): one elided lock around a CuckooMap.
+///
+/// Locks held: each member below runs one critical section of lock_ through a scoped
+/// guard (ElidedLock::with_read / with_write, or an ElidedGuard with kNoElision where the
+/// section must run exactly once or is known to abort a transaction), and returns with
+/// nothing held: the transaction committed or the MCS fallback lock released. Under a
+/// hardware transaction a critical section may run more than once (aborted runs are
+/// rolled back without a trace); CuckooMap's operations have no effect outside the map,
+/// so that is invisible.
+///
+/// Sync: the sync policy of the lock (policy.hpp); the verification suite's explorer
+/// instantiates the class with its checking policy.
 template <class K, class V, unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
           class KeyEqual = std::equal_to<K>, class Sync = sync::StdSync>
   requires HasherFor<Hasher, K>
@@ -133,18 +158,27 @@ class CoarseConcurrentMap {
   static_assert(std::is_copy_constructible_v<V>, "find() returns a copy of the value");
 
  public:
+  /// The single-threaded map inside the lock.
   using map_type = CuckooMap<K, V, SlotsPerBucket, Hasher, KeyEqual>;
+  /// The key type.
   using key_type = K;
+  /// The value type.
   using mapped_type = V;
+  /// An item, as snapshot() and for_each() give it.
   using value_type = std::pair<K, V>;
+  /// Sizes and counts.
   using size_type = std::size_t;
+  /// The Hasher policy (hash.hpp).
   using hasher = Hasher;
+  /// The key comparison.
   using key_equal = KeyEqual;
+  /// The elided lock (an MCS fallback lock under hardware transactions).
   using lock_type = sync::BasicElidedLock<sync::BasicMcsLock<Sync>, Sync>;
 
+  /// Slots per bucket of the inner CuckooMap.
   static constexpr unsigned kSlotsPerBucket = SlotsPerBucket;
 
-  // Throws ConfigError naming the field if config or policy is invalid.
+  /// Throws ConfigError naming the field if config or policy is invalid.
   explicit CoarseConcurrentMap(const CuckooMapConfig& config = {},
                                sync::HtmPolicy policy = sync::HtmPolicy::automatic(),
                                Hasher hash_fn = {}, KeyEqual equal_fn = {})
@@ -152,140 +186,162 @@ class CoarseConcurrentMap {
     lock_.protect(map_);  // the critical sections write map_ (plain memory)
   }
 
+  /// Not copyable (the striped map is).
   CoarseConcurrentMap(const CoarseConcurrentMap&) = delete;
+  /// Not copyable.
   CoarseConcurrentMap& operator=(const CoarseConcurrentMap&) = delete;
-  // REQUIRES: no other thread uses the map.
+  /// REQUIRES: no other thread uses the map.
   ~CoarseConcurrentMap() = default;
 
-  // Write section; growth, when needed, runs inside it.
+  /// Inserts key -> value if absent (kInserted), else kExists; kFull if there is no room.
+  /// Write section; growth, when needed, runs inside it.
   InsertResult insert(const K& key, const V& value) {
-    return lock_.with_write([&] { return map_.insert(key, value); });
+    return lock_.with_write([&] { return map_.insert_outcome(key, value); });
   }
+  /// As insert(const K&, const V&), moving from its arguments only when it stores them.
   InsertResult insert(K&& key, V&& value) {
     // A hardware abort rolls back the moves along with everything else; emulated
     // transactions abort only before the section starts. So key and value are moved
     // from exactly once, by the run that commits.
-    return lock_.with_write([&] { return map_.insert(std::move(key), std::move(value)); });
+    return lock_.with_write([&] { return map_.insert_outcome(std::move(key), std::move(value)); });
   }
+  /// Inserts (kInserted) or assigns (kUpdated); kFull if there is no room. Write section.
   InsertResult insert_or_assign(const K& key, const V& value) {
-    return lock_.with_write([&] { return map_.insert_or_assign(key, value); });
+    return lock_.with_write([&] { return map_.insert_or_assign_outcome(key, value); });
   }
+  /// As insert_or_assign(const K&, const V&), moving from its arguments when it uses them.
   InsertResult insert_or_assign(K&& key, V&& value) {
     return lock_.with_write(
-        [&] { return map_.insert_or_assign(std::move(key), std::move(value)); });
+        [&] { return map_.insert_or_assign_outcome(std::move(key), std::move(value)); });
   }
+  /// Removes key; whether it was present. Write section.
   bool erase(const K& key) {
-    return lock_.with_write([&] { return map_.erase(key); });
+    return lock_.with_write([&] { return map_.erase(key) != 0; });
   }
 
   // Atomic read-modify-write (contracts at the top of this file). Write sections, with
   // fn inside; under hardware transactions a section may run more than once with every
   // aborted run rolled back, so fn must change nothing but the value it is given.
+  /// Present: fn(V&) and true; absent: false.
   template <class F>
   bool update_fn(const K& key, F&& fn) {
     return lock_.with_write([&] {
-      V* value = map_.find(key);
+      V* value = map_.find_value(key);
       if (value == nullptr) return false;
       std::invoke(fn, *value);
       return true;
     });
   }
+  /// Present: fn(V&), erasing the key if it returns true, and true; absent: false.
   template <class F>
   bool erase_fn(const K& key, F&& fn) {
     return lock_.with_write([&] {
-      V* value = map_.find(key);
+      V* value = map_.find_value(key);
       if (value == nullptr) return false;
       if (static_cast<bool>(std::invoke(fn, *value))) map_.erase(key);
       return true;
     });
   }
+  /// Present: fn(V&), kUpdated; absent: inserts V(args...), kInserted or kFull.
   template <class KK, class F, class... Args>
     requires std::is_constructible_v<K, KK&&>
   InsertResult upsert(KK&& key, F&& fn, Args&&... args) {
     return lock_.with_write([&] {
-      if (V* value = map_.find(key)) {
+      if (V* value = map_.find_value(key)) {
         std::invoke(fn, *value);
         return InsertResult::kUpdated;
       }
-      return map_.try_emplace(std::forward<KK>(key), std::forward<Args>(args)...);
+      return map_.try_emplace_outcome(std::forward<KK>(key), std::forward<Args>(args)...);
     });
   }
+  /// Present: fn(V&), erasing the key if it returns true, kUpdated; absent: as upsert.
   template <class KK, class F, class... Args>
     requires std::is_constructible_v<K, KK&&>
   InsertResult uprase_fn(KK&& key, F&& fn, Args&&... args) {
     return lock_.with_write([&] {
-      if (V* value = map_.find(key)) {
+      if (V* value = map_.find_value(key)) {
         if (static_cast<bool>(std::invoke(fn, *value))) map_.erase(key);
         return InsertResult::kUpdated;
       }
-      return map_.try_emplace(std::forward<KK>(key), std::forward<Args>(args)...);
+      return map_.try_emplace_outcome(std::forward<KK>(key), std::forward<Args>(args)...);
     });
   }
 
-  // Read sections.
+  /// A copy of key's value, or nothing. Read section (so are the accessors below).
   std::optional<V> find(const K& key) const {
     return lock_.with_read([&]() -> std::optional<V> {
-      const V* value = std::as_const(map_).find(key);
+      const V* value = std::as_const(map_).find_value(key);
       return value == nullptr ? std::nullopt : std::optional<V>(*value);
     });
   }
+  /// Whether key is present.
   bool contains(const K& key) const {
     return lock_.with_read([&] { return map_.contains(key); });
   }
+  /// The number of items (exact: linearizable).
   std::size_t size() const {
     return lock_.with_read([&] { return map_.size(); });
   }
+  /// Whether size() is 0.
   bool empty() const { return size() == 0; }
+  /// Slots of the table (the stash not counted).
   std::size_t capacity() const {
     return lock_.with_read([&] { return map_.capacity(); });
   }
+  /// Buckets of the table.
   std::uint32_t bucket_count() const {
     return lock_.with_read([&] { return map_.bucket_count(); });
   }
+  /// size() / capacity().
   double load_factor() const {
     return lock_.with_read([&] { return map_.load_factor(); });
   }
-  // The seed in use (CuckooMap may reseed when it grows).
+  /// The seed in use (CuckooMap may reseed when it grows).
   std::uint64_t seed() const {
     return lock_.with_read([&] { return map_.seed(); });
   }
-  // The validated configuration (never changes; read without the lock).
+  /// The validated configuration (never changes; read without the lock).
   const CuckooMapConfig& config() const noexcept { return map_.config(); }
 
-  // Write section without elision: clearing and rebuilding touch the whole table, more
-  // than a transaction holds.
+  /// Removes every item. Write section without elision: clearing and rebuilding touch
+  /// the whole table, more than a transaction holds.
   void clear() {
     const Guard<sync::WriteMode> guard(lock_, sync::kNoElision);
     map_.clear();
   }
+  /// As CuckooMap::reserve(n). Write section without elision.
   bool reserve(std::size_t n) {
     const Guard<sync::WriteMode> guard(lock_, sync::kNoElision);
     return map_.reserve(n);
   }
 
-  // Read section without elision, so that f runs exactly once per item.
-  // REQUIRES: f does not call into this map.
+  /// Calls f(key, value) for every item. Read section without elision, so that f runs
+  /// exactly once per item. REQUIRES: f does not call into this map.
   template <class F>
   void for_each(F&& f) const {
     const Guard<sync::ReadMode> guard(lock_, sync::kNoElision);
-    for (const value_type& item : map_) std::invoke(f, item.first, item.second);
+    for (const auto& item : map_) std::invoke(f, item.first, item.second);
   }
+  /// Every item, copied in one read section.
   std::vector<value_type> snapshot() const {
     std::vector<value_type> items;
     for_each([&](const K& key, const V& value) { items.emplace_back(key, value); });
     return items;
   }
+  /// CuckooMap's invariant check, in a read section: "" or the first violation.
   std::string check_invariants() const {
     const Guard<sync::ReadMode> guard(lock_, sync::kNoElision);
     return map_.check_invariants();
   }
 
-  // Statistics: the map's (a copy taken in a read section) and the lock's.
+  /// The inner map's statistics (a copy taken in a read section).
   CuckooMapStats map_stats() const {
     const Guard<sync::ReadMode> guard(lock_, sync::kNoElision);
     return map_.stats();
   }
+  /// The elided lock's statistics (commits, aborts, fallbacks).
   sync::ElisionStats lock_stats() const noexcept { return lock_.stats(); }
+  /// The HTM policy in use.
   const sync::HtmPolicy& policy() const noexcept { return lock_.policy(); }
 
  private:
@@ -296,16 +352,20 @@ class CoarseConcurrentMap {
   map_type map_;  // guarded by lock_
 };
 
-// Design (b): striped bucket locks (detail/striped_map.hpp).
+/// Design (b): striped bucket locks (detail/striped_map.hpp): lock-free lookups of atomic
+/// items, the key's two stripes for everything else, a locked view (lock_table()) with
+/// iterators; every member's contract is on its declaration in detail/striped_map.hpp.
 template <class K, class V, unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
           class KeyEqual = std::equal_to<K>>
 using StripedConcurrentMap = detail::StripedMap<K, V, SlotsPerBucket, Hasher, KeyEqual>;
 
+/// The two designs, for ConcurrentMap.
 enum class ConcurrentMapDesign : std::uint8_t {
-  kCoarse,   // CoarseConcurrentMap
-  kStriped,  // StripedConcurrentMap
+  kCoarse,   ///< CoarseConcurrentMap
+  kStriped,  ///< StripedConcurrentMap
 };
 
+/// One of the designs, chosen by Design.
 template <class K, class V, ConcurrentMapDesign Design = ConcurrentMapDesign::kStriped,
           unsigned SlotsPerBucket = 4, class Hasher = DefaultHasher,
           class KeyEqual = std::equal_to<K>>
@@ -314,7 +374,7 @@ using ConcurrentMap =
                        CoarseConcurrentMap<K, V, SlotsPerBucket, Hasher, KeyEqual>,
                        StripedConcurrentMap<K, V, SlotsPerBucket, Hasher, KeyEqual>>;
 
-// The interface both designs share.
+/// The interface both designs share.
 template <class M>
 concept ConcurrentMapApi =
     requires(M& m, const M& cm, const typename M::key_type& key,

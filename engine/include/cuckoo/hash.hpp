@@ -14,9 +14,15 @@
 // seeded_hash() is the one place that rule lives; every engine calls it.
 // DefaultHasher takes integers and enums (a strong 64-bit mixer) and byte strings
 // (XXH3), and is transparent: std::string, std::string_view and const char* hash
-// equal, so a map with DefaultHasher and std::equal_to<> looks up a std::string key by
-// std::string_view without building a string. Tests inject their own Hasher to place
-// keys in chosen buckets.
+// equal, so a map with DefaultHasher and std::equal_to<> (DefaultKeyEqual<std::string>)
+// looks up a std::string key by std::string_view without building a string. Any other
+// key type falls back, in this order, to a std::hash<Key> specialization the user
+// declared, then (only when <absl/hash/hash.h> is available and CUCKOO_NO_ABSL_HASH is
+// not defined) to an AbslHashValue overload found by argument-dependent lookup, hashed
+// with absl::Hash<Key> (the program must then link absl::hash); either result goes
+// through seeded_hash's mix with the seed. The types DefaultHasher knows natively keep
+// their hash values (serialized maps and filters depend on them). Tests inject their
+// own Hasher to place keys in chosen buckets.
 #pragma once
 
 #include "detail/platform.hpp"
@@ -24,10 +30,24 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+
+// abseil is optional: with its hash header available (and CUCKOO_NO_ABSL_HASH not
+// defined), DefaultHasher also takes key types that declare AbslHashValue.
+#if !defined(CUCKOO_NO_ABSL_HASH) && defined(__has_include)
+#if __has_include(<absl/hash/hash.h>)
+#include <absl/hash/hash.h>
+#define CUCKOO_HAS_ABSL_HASH 1
+#endif
+#endif
+#ifndef CUCKOO_HAS_ABSL_HASH
+#define CUCKOO_HAS_ABSL_HASH 0
+#endif
 
 // xxHash in its header-only mode, with the macro taken back afterwards so that it does
 // not leak into the user's code (xxhash.h's inline mode renames its symbols, so a later
@@ -66,40 +86,104 @@ constexpr std::uint64_t reduce64(std::uint64_t hash, std::uint64_t n) noexcept {
   return static_cast<std::uint64_t>((static_cast<u128>(hash) * n) >> 64);
 }
 
+// The one seed mix of a standard (unseeded) hash value: a bijection of h for each seed
+// (see seeded_hash).
+constexpr std::uint64_t mix_seed(std::uint64_t h, std::uint64_t seed) noexcept {
+  return mix64(mix64(h ^ seed) + 0x9e3779b97f4a7c15ULL);
+}
+
+// The key types DefaultHasher hashes itself; any other type takes the fallbacks.
+template <class T>
+concept NativelyHashed = std::integral<T> || std::is_enum_v<T> ||
+                         std::is_convertible_v<const T&, std::string_view> ||
+                         std::is_convertible_v<const T&, const char*>;
+
+// A std::hash<T> that is enabled (the standard's disabled specializations are not
+// default constructible) and callable.
+template <class T>
+concept StdHashable = std::is_default_constructible_v<std::hash<T>> &&
+                      requires(const T& key) {
+                        { std::hash<T>{}(key) } -> std::convertible_to<std::size_t>;
+                      };
+
+#if CUCKOO_HAS_ABSL_HASH
+// T has an AbslHashValue that absl::Hash finds: the type's own (argument-dependent
+// lookup), or abseil's for standard types (std::pair, std::tuple, std::vector, ...,
+// reached through absl::HashState's base class), so those keys work too when abseil is
+// available, and then need absl::hash at link time.
+template <class T>
+concept AbslHashable = requires(absl::HashState state, const T& key) {
+  AbslHashValue(std::move(state), key);
+};
+#else
+template <class T>
+concept AbslHashable = false;
+#endif
+
 }  // namespace detail
 
+/// The default Hasher of every engine (seeded shape): integers and enums by a strong
+/// 64-bit mixer of the value and the seed, byte strings by XXH3 with the seed.
+/// Transparent: std::string, std::string_view and const char* hash equal.
 struct DefaultHasher {
-  // Heterogeneous lookup: the string overloads hash equal strings equally.
+  /// Heterogeneous lookup: the string overloads hash equal strings equally.
   using is_transparent = void;
 
+  /// Hash of an integer: a strong 64-bit mix of the key and the seed.
   template <std::integral T>
   constexpr std::uint64_t operator()(T key, std::uint64_t seed) const noexcept {
     // Two rounds so that keys differing only in the seed's low bits still spread.
     return detail::mix64(detail::mix64(static_cast<std::uint64_t>(key) ^ seed) +
                          0x9e3779b97f4a7c15ULL);
   }
+  /// Hash of an enum: the hash of its underlying value.
   template <class T>
     requires std::is_enum_v<T>
   constexpr std::uint64_t operator()(T key, std::uint64_t seed) const noexcept {
     return (*this)(static_cast<std::underlying_type_t<T>>(key), seed);
   }
+  /// Hash of a byte string: XXH3-64 of its bytes with the seed.
   std::uint64_t operator()(std::string_view key, std::uint64_t seed) const noexcept {
     return XXH3_64bits_withSeed(key.data(), key.size(), seed);
   }
+  /// Hash of a std::string: the same as its std::string_view.
   std::uint64_t operator()(const std::string& key, std::uint64_t seed) const noexcept {
     return (*this)(std::string_view(key), seed);
   }
+  /// Hash of a NUL-terminated string: the same as its std::string_view.
   std::uint64_t operator()(const char* key, std::uint64_t seed) const noexcept {
     return (*this)(std::string_view(key), seed);
   }
+  /// Any other key: the user's std::hash<T> specialization, else (abseil available) its
+  /// AbslHashValue through absl::Hash<T>, with the seed mixed in. REQUIRES: that hash
+  /// does not throw.
+  template <class T>
+    requires(!detail::NativelyHashed<T> && (detail::StdHashable<T> || detail::AbslHashable<T>))
+  std::uint64_t operator()(const T& key, std::uint64_t seed) const noexcept {
+    if constexpr (detail::StdHashable<T>) {
+      return detail::mix_seed(static_cast<std::uint64_t>(std::hash<T>{}(key)), seed);
+    } else {
+#if CUCKOO_HAS_ABSL_HASH
+      return detail::mix_seed(static_cast<std::uint64_t>(absl::Hash<T>{}(key)), seed);
+#endif
+    }
+  }
 };
 
-// A hasher of the seeded shape for Key.
+/// The default key equality of the exact maps: std::equal_to<> (transparent) for
+/// std::string keys, so that find(std::string_view) and find("literal") work without
+/// building a string (DefaultHasher hashes the three equally), std::equal_to<K> for
+/// every other key.
+template <class K>
+using DefaultKeyEqual =
+    std::conditional_t<std::is_same_v<K, std::string>, std::equal_to<>, std::equal_to<K>>;
+
+/// A hasher of the seeded shape for Key.
 template <class H, class Key>
 concept SeededHasherFor = requires(const H& h, const Key& k) {
   { h(k, std::uint64_t{0}) } -> std::convertible_to<std::uint64_t>;
 };
-// A hasher of the standard shape (std::hash, absl::Hash) for Key.
+/// A hasher of the standard shape (std::hash, absl::Hash) for Key.
 template <class H, class Key>
 concept StandardHasherFor = requires(const H& h, const Key& k) {
   { h(k) } -> std::convertible_to<std::size_t>;
@@ -109,31 +193,30 @@ template <class H, class Key>
 concept HasherFor =
     std::copy_constructible<H> && (SeededHasherFor<H, Key> || StandardHasherFor<H, Key>);
 
-// Whether H and Eq both declare is_transparent: then lookups take any key type they
-// accept (abseil's and the standard containers' rule).
+/// Whether H and Eq both declare is_transparent: then lookups take any key type they
+/// accept (abseil's and the standard containers' rule).
 template <class H, class Eq>
 concept TransparentPair = requires {
   typename H::is_transparent;
   typename Eq::is_transparent;
 };
 
-// The 64-bit hash of key under seed: h(key, seed) for a seeded hasher; for a standard
-// one, its result with the seed mixed in (see the top of this file). The seeded shape
-// wins when a hasher offers both. Hashers must not throw (every engine REQUIRES it).
+/// The 64-bit hash of key under seed: h(key, seed) for a seeded hasher; for a standard
+/// one, its result with the seed mixed in (see the top of this file). The seeded shape
+/// wins when a hasher offers both. Hashers must not throw (every engine REQUIRES it).
 template <class H, class Key>
   requires SeededHasherFor<H, Key> || StandardHasherFor<H, Key>
 constexpr std::uint64_t seeded_hash(const H& h, const Key& key, std::uint64_t seed) noexcept {
   if constexpr (SeededHasherFor<H, Key>) {
     return static_cast<std::uint64_t>(h(key, seed));
   } else {
-    return detail::mix64(detail::mix64(static_cast<std::uint64_t>(h(key)) ^ seed) +
-                         0x9e3779b97f4a7c15ULL);
+    return detail::mix_seed(static_cast<std::uint64_t>(h(key)), seed);
   }
 }
 
-// A fresh seed from the operating system's entropy source; engines call this when the
-// configuration names no seed. The seed is readable (seed()) and serialized so that any
-// run can be replayed.
+/// A fresh seed from the operating system's entropy source; engines call this when the
+/// configuration names no seed. The seed is readable (seed()) and serialized so that any
+/// run can be replayed.
 inline std::uint64_t random_seed() {
   std::random_device rd;
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();

@@ -97,18 +97,18 @@
 
 namespace cuckoo {
 
-// Counters of a lock-free filter (relaxed statistics; exact once the threads that used
-// the filter have been joined).
+/// Counters of a lock-free filter (relaxed statistics; exact once the threads that used
+/// the filter have been joined).
 struct LockFreeFilterStats {
-  std::uint64_t inserts = 0;               // inserts that returned kInserted
-  std::uint64_t duplicate_rejections = 0;  // inserts that returned kDuplicateLimit
-  std::uint64_t full_rejections = 0;       // inserts that returned kFull
-  std::uint64_t path_searches = 0;         // BFS searches (both candidate buckets were full)
-  std::uint64_t path_hops = 0;             // fingerprints relocated (K-CAS of two buckets)
-  std::uint64_t path_retries = 0;          // paths abandoned because a hop's K-CAS failed
-  std::uint64_t update_retries = 0;        // single-bucket CASes that lost a race
-  // consistent reads of erase and of the copy-limit check that saw b1 change (contains
-  // retries too, but counts nothing: it writes no shared memory, counters included)
+  std::uint64_t inserts = 0;               ///< inserts that returned kInserted
+  std::uint64_t duplicate_rejections = 0;  ///< inserts that returned kDuplicateLimit
+  std::uint64_t full_rejections = 0;       ///< inserts that returned kFull
+  std::uint64_t path_searches = 0;         ///< BFS searches (both candidate buckets were full)
+  std::uint64_t path_hops = 0;             ///< fingerprints relocated (K-CAS of two buckets)
+  std::uint64_t path_retries = 0;          ///< paths abandoned because a hop's K-CAS failed
+  std::uint64_t update_retries = 0;        ///< single-bucket CASes that lost a race
+  /// consistent reads of erase and of the copy-limit check that saw b1 change (contains
+  /// retries too, but counts nothing: it writes no shared memory, counters included)
   std::uint64_t lookup_retries = 0;
 };
 
@@ -136,26 +136,40 @@ inline LockFreeBucketLayout validate_lock_free_filter(const CuckooFilterConfig& 
 
 }  // namespace detail
 
+/// The lock-free cuckoo filter: every bucket one K-CAS word (or up to four) holding its
+/// fingerprints and a version; inserts and erases are one CAS, relocations one K-CAS per
+/// hop, lookups write nothing shared. Same configuration, hash rule and answers as
+/// CuckooFilter; no stash. Every operation is linearizable and lock-free (claim C10). See
+/// the design comment at the top of lock_free_filter.hpp.
+/// Sync: the sync policy (sync/policy.hpp); the verification suite's explorer
+/// instantiates the class with its checking policy.
 template <class Hasher = DefaultHasher, class Sync = sync::StdSync>
 class BasicLockFreeFilter
     : public detail::FilterKeyOps<BasicLockFreeFilter<Hasher, Sync>, Hasher> {
   using KeyOps = detail::FilterKeyOps<BasicLockFreeFilter, Hasher>;
 
  public:
+  /// Where a hash's item lives: its two buckets and its fingerprint (as CuckooFilter's).
   using Placement = CuckooFilterPlacement;
+  /// The statistics stats() returns.
   using Stats = LockFreeFilterStats;
+  /// The table of bucket words (internal; exposed for the tests' layout checks).
   using Table = detail::BasicLockFreeTable<Sync>;
+  /// One bucket as read from the table (internal; exposed for the tests).
   using Bucket = detail::LockFreeBucket;
+  /// This filter's design, ConcurrentFilterDesign::kLockFreeKcas.
   static constexpr ConcurrentFilterDesign kDesign = ConcurrentFilterDesign::kLockFreeKcas;
+  /// No stash: a failed insert returns kFull and changes nothing.
   static constexpr unsigned kStashSlots = 0;
-  // Path searches per insert before it gives up (kFull).
+  /// Path searches per insert before it gives up (kFull).
   static constexpr unsigned kMaxPathAttempts = 8;
 
-  // Throws ConfigError naming the field: the config as CuckooFilter's constructor does
-  // ("fingerprint_bits", "slots_per_bucket", "capacity", "max_kicks"), "semi_sorted"
-  // when set, and "fingerprint_bits" for a shape whose bucket does not fit four K-CAS
-  // words (b = 8, f >= 25; see the top). Nothing is allocated before all checks; the table allocation
-  // may throw std::bad_alloc.
+  /// Throws ConfigError naming the field: the config as CuckooFilter's constructor does
+  /// ("fingerprint_bits", "slots_per_bucket", "capacity", "max_kicks"), "semi_sorted"
+  /// when set, and "fingerprint_bits" for a shape whose bucket does not fit four K-CAS
+  /// words (b = 8, f >= 25; see the top). Nothing is allocated before all checks; the
+  /// table allocation
+  /// may throw std::bad_alloc.
   explicit BasicLockFreeFilter(const CuckooFilterConfig& config, Hasher hasher = Hasher())
       : BasicLockFreeFilter(config, detail::validate_cuckoo_filter_config(config), std::move(hasher)) {}
 
@@ -172,6 +186,8 @@ class BasicLockFreeFilter
 
   // ---- Hash-level operations (the algorithm is at the top of this file).
 
+  /// Inserts one copy of the item whose 64-bit hash is h: kInserted, kDuplicateLimit or
+  /// kFull (nothing changed). Lock-free; linearizable.
   InsertResult insert_hash(std::uint64_t h) {
     const Placement p = rule_.placement(h);
     if (const std::optional<InsertResult> done = place_directly(p)) return *done;
@@ -179,6 +195,8 @@ class BasicLockFreeFilter
     return insert_with_path(p);
   }
 
+  /// Whether a copy of the item whose hash is h may be stored: never false for an item
+  /// inserted and not erased. Writes nothing shared; linearizable.
   bool contains_hash(std::uint64_t h) const noexcept {
     const Placement p = rule_.placement(h);
     if (table_.words_per_bucket() != 1) [[unlikely]] return contains_wide(p.bucket1, p.bucket2, p.fingerprint);
@@ -191,6 +209,8 @@ class BasicLockFreeFilter
     return contains_wide(p.bucket1, p.bucket2, p.fingerprint);
   }
 
+  /// Removes one copy of the item whose hash is h; false if none was found. REQUIRES: the
+  /// item was inserted (the cuckoo filter caveat). Lock-free; linearizable.
   bool erase_hash(std::uint64_t h) {
     const Placement p = rule_.placement(h);
     // Bound: a retry means a bucket changed under us (another update completed).
@@ -214,18 +234,19 @@ class BasicLockFreeFilter
     }
   }
 
-  // Stored copies: sharded relaxed counts of completed inserts minus completed erases
-  // (and clear()'s removals), erases summed first. Exact when no update runs; otherwise
-  // at least the copies stored at some instant of the call and at most those stored when
-  // it began plus the inserts that complete during it; never negative. Not linearizable.
+  /// Stored copies: sharded relaxed counts of completed inserts minus completed erases
+  /// (and clear()'s removals), erases summed first. Exact when no update runs; otherwise
+  /// at least the copies stored at some instant of the call and at most those stored when
+  /// it began plus the inserts that complete during it; never negative. Not linearizable.
   std::uint64_t size() const noexcept {
     const std::uint64_t erased = counters_.sum(Counter::kErased);
     const std::uint64_t inserted = counters_.sum(Counter::kInserted);
     return inserted > erased ? inserted - erased : 0;
   }
+  /// Always 0: the lock-free filter has no stash.
   unsigned stash_size() const noexcept { return 0; }  // no stash
 
-  // Empties every bucket, each by one CAS (see the top: not one atomic step).
+  /// Empties every bucket, each by one CAS (see the top: not one atomic step).
   void clear() noexcept {
     for (std::uint32_t i = 0; i < table_.bucket_count(); ++i) {
       // Bound: a retry means an update of bucket i completed meanwhile.
@@ -242,6 +263,7 @@ class BasicLockFreeFilter
     }
   }
 
+  /// The statistics counters (relaxed reads; exact when no update runs).
   Stats stats() const noexcept {
     Stats s;
     s.inserts = counters_.sum(Counter::kInserted);
@@ -255,26 +277,29 @@ class BasicLockFreeFilter
     return s;
   }
 
-  // The fingerprint in a slot, 0 if empty (one consistent read of the bucket; a picture
-  // of the whole table needs quiescence). REQUIRES: bucket < bucket_count(), slot <
-  // slots_per_bucket().
+  /// The fingerprint in a slot, 0 if empty (one consistent read of the bucket; a picture
+  /// of the whole table needs quiescence). REQUIRES: bucket < bucket_count(), slot <
+  /// slots_per_bucket().
   std::uint32_t fingerprint_at(std::uint32_t bucket, unsigned slot) const noexcept {
     return table_.get(table_.read(bucket), slot);
   }
-  // The bucket's version (relocation counter): bumped by every change of the bucket.
+  /// The bucket's version (relocation counter): bumped by every change of the bucket.
   std::uint64_t version_of(std::uint32_t bucket) const noexcept {
     return table_.peek0(bucket) & table_.version_mask();
   }
+  /// The bucket word layout of this shape (fingerprint and version bits).
   const detail::LockFreeBucketLayout& layout() const noexcept { return table_.layout(); }
+  /// K-CAS words per bucket: 1 when f * b <= 48, up to 4.
   unsigned words_per_bucket() const noexcept { return table_.words_per_bucket(); }
+  /// Bits of the version (relocation counter) in word 0 of a bucket.
   unsigned version_bits() const noexcept { return table_.layout().version_bits; }
-  // The table's bytes and this object (K-CAS descriptors are per process: see
-  // sync::Kcas::descriptor_bytes()).
+  /// The table's bytes and this object (K-CAS descriptors are per process: see
+  /// sync::Kcas::descriptor_bytes()).
   std::size_t memory_bytes() const noexcept { return table_.memory_bytes() + sizeof(*this); }
-  // Every copy accounted for: the stored fingerprints counted bucket by bucket equal
-  // size(), and every fingerprint is non-zero in a bucket that is one of its two (always
-  // true by construction; the check reads each bucket once). Returns "" or what is
-  // wrong. REQUIRES: no concurrent update.
+  /// Every copy accounted for: the stored fingerprints counted bucket by bucket equal
+  /// size(), and every fingerprint is non-zero in a bucket that is one of its two (always
+  /// true by construction; the check reads each bucket once). Returns "" or what is
+  /// wrong. REQUIRES: no concurrent update.
   std::string check_invariants() const {
     std::uint64_t stored = 0;
     for (std::uint32_t i = 0; i < table_.bucket_count(); ++i) {
@@ -289,13 +314,22 @@ class BasicLockFreeFilter
   }
 
   // ---- Configuration: immutable.
+  /// The buckets and fingerprint of the item whose hash is h.
   Placement placement_of_hash(std::uint64_t h) const noexcept { return rule_.placement(h); }
+  /// How many copies of that item may be stored: 2b, or b when both buckets coincide.
   unsigned max_copies_of_hash(std::uint64_t h) const noexcept { return max_copies_of(rule_.placement(h)); }
+  /// Number of buckets.
   std::uint32_t bucket_count() const noexcept { return table_.bucket_count(); }
+  /// Slots per bucket (b).
   unsigned slots_per_bucket() const noexcept { return table_.slots(); }
+  /// Fingerprint bits (f).
   unsigned fingerprint_bits() const noexcept { return table_.layout().fingerprint_bits; }
+  /// The bound of one insert's path search, as configured.
   unsigned max_kicks() const noexcept { return max_kicks_; }
+  /// The seed the keys are hashed with (the configured one, or the one drawn at
+  /// construction).
   std::uint64_t seed() const noexcept { return seed_; }
+  /// The hasher.
   const Hasher& hasher() const noexcept { return hasher_; }
 
  private:
@@ -312,8 +346,8 @@ class BasicLockFreeFilter
     kCount,
   };
 
-  // The path search's view of the table: one consistent read per slot asked about (the
-  // slow path of an insert into a nearly full table).
+  /// The path search's view of the table: one consistent read per slot asked about (the
+  /// slow path of an insert into a nearly full table).
   struct SearchView {
     using SyncPolicy = Sync;
     const Table& table;
@@ -349,7 +383,7 @@ class BasicLockFreeFilter
     return p.bucket1 == p.bucket2 ? table_.slots() : 2 * table_.slots();
   }
 
-  // contains for any bucket width: bucket1, bucket2, bucket1's word 0 again.
+  /// contains for any bucket width: bucket1, bucket2, bucket1's word 0 again.
   [[gnu::noinline]] bool contains_wide(std::uint32_t bucket1, std::uint32_t bucket2,
                                       std::uint32_t fingerprint) const noexcept {
     // Bound: a retry means bucket1 changed between two reads (an update completed).
@@ -361,8 +395,8 @@ class BasicLockFreeFilter
     }
   }
 
-  // An empty slot of bucket1, else bucket2, filled by one CAS (retried while the CAS
-  // loses a race). nullopt: both buckets full (nothing changed).
+  /// An empty slot of bucket1, else bucket2, filled by one CAS (retried while the CAS
+  /// loses a race). nullopt: both buckets full (nothing changed).
   std::optional<InsertResult> place_directly(const Placement& p) noexcept {
     // Bound: a retry means the bucket changed under us (another update completed).
     for (;;) {
@@ -388,8 +422,8 @@ class BasicLockFreeFilter
     }
   }
 
-  // Whether max_copies_of(p) copies are stored, from a consistent read of both buckets
-  // (b1, b2, b1's word 0 again unchanged).
+  /// Whether max_copies_of(p) copies are stored, from a consistent read of both buckets
+  /// (b1, b2, b1's word 0 again unchanged).
   bool at_copy_limit(const Placement& p) const noexcept {
     for (;;) {  // bound: a retry means bucket1 changed (an update completed)
       const Bucket b1 = table_.read(p.bucket1);
@@ -400,7 +434,7 @@ class BasicLockFreeFilter
     }
   }
 
-  // Both buckets were full and below the copy limit: search and execute paths.
+  /// Both buckets were full and below the copy limit: search and execute paths.
   [[gnu::noinline]] InsertResult insert_with_path(const Placement& p) {
     // Bound: kMaxPathAttempts searches, each bounded by search_budget_ buckets and
     // kMaxPathLength hops.
@@ -420,8 +454,8 @@ class BasicLockFreeFilter
     return reject(Counter::kFullRejections, InsertResult::kFull);
   }
 
-  // Executes hops h[L-1] .. h[1]; false at the first whose K-CAS fails (the hops made
-  // stay: each moved an item into its other bucket).
+  /// Executes hops h[L-1] .. h[1]; false at the first whose K-CAS fails (the hops made
+  /// stay: each moved an item into its other bucket).
   bool move_path_tail(const detail::CuckooPath& path) noexcept {
     for (std::size_t k = path.hops.size(); k > 1; --k) {  // bound: kMaxPathLength hops
       if (!move_hop(path.hops[k - 1], path.target_of(k - 1), 0)) return false;
@@ -429,15 +463,15 @@ class BasicLockFreeFilter
     return true;
   }
 
-  // The last step: h[0]'s fingerprint to its target and fp into the slot it frees, in
-  // one K-CAS.
+  /// The last step: h[0]'s fingerprint to its target and fp into the slot it frees, in
+  /// one K-CAS.
   bool finish_path(const Placement& p, const detail::CuckooPath& path) noexcept {
     return move_hop(path.hops.front(), path.target_of(0), p.fingerprint);
   }
 
-  // Moves hop.fingerprint from (hop.bucket, hop.slot) into an empty slot of `target` and
-  // writes `replacement` (0: empty) into the slot it leaves, as one K-CAS of the two
-  // buckets expecting exactly what was read (which re-validates the hop).
+  /// Moves hop.fingerprint from (hop.bucket, hop.slot) into an empty slot of `target` and
+  /// writes `replacement` (0: empty) into the slot it leaves, as one K-CAS of the two
+  /// buckets expecting exactly what was read (which re-validates the hop).
   bool move_hop(const detail::PathHop& hop, std::uint32_t target, std::uint32_t replacement) noexcept {
     if (target == hop.bucket) return false;
     const Bucket source = table_.read(hop.bucket);
@@ -462,6 +496,7 @@ class BasicLockFreeFilter
   mutable sync::detail::ShardedCounters<static_cast<std::size_t>(Counter::kCount)> counters_;
 };
 
+/// BasicLockFreeFilter with DefaultHasher and the production sync policy.
 using LockFreeFilter = BasicLockFreeFilter<>;
 
 namespace detail {

@@ -939,7 +939,7 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
     }
   } catch (const std::exception& e) {
     r.verdict = Verdict::kFail;
-    r.summary = std::string("the implementation failed during the measurement (after ") +
+    r.summary = std::string("the subject failed during the measurement (after ") +
                 std::to_string(stored) + " stored items): " + e.what();
     r.seconds = seconds_since(start);
     return r;
@@ -1123,7 +1123,7 @@ ClaimResult measure_refusal_load(Factory& make, const ImplementationTraits& trai
       fill = run_fill(make, traits, header, key_offset, with_burst ? burst : 0, offers);
     } catch (const std::exception& e) {
       r.verdict = Verdict::kFail;
-      r.summary = "the implementation failed during fill " + std::to_string(j + 1) + ": " + e.what();
+      r.summary = "the subject failed during fill " + std::to_string(j + 1) + ": " + e.what();
       r.seconds = seconds_since(start);
       return r;
     }
@@ -1545,7 +1545,7 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   // C6
   if (!wanted(options, "C6")) {
   } else if (traits.capacity == 0) {
-    measured["C6"] = skipped("C6", traits, "capacity is not given: cannot overfill.");
+    measured["C6"] = skipped("C6", traits, "no capacity is declared: cannot overfill.");
   } else if (traits.capacity <= kSmallCapacity) {
     const std::size_t mix_traces = static_cast<std::size_t>(std::max<std::uint64_t>(
         1, std::min<std::uint64_t>(traces, kC6LookupBudget * scale / c6_mix_trace_cost(traits.capacity))));
@@ -1630,7 +1630,7 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   // C3 (after the traces: what they set aside applies to its counterexample too)
   if (!wanted(options, "C3")) {
   } else if (traits.capacity == 0) {
-    measured["C3"] = skipped("C3", traits, "capacity is not given: no load to reach.");
+    measured["C3"] = skipped("C3", traits, "no capacity is declared: no load to reach.");
   } else {
     std::uint64_t per_fill = c6_fill_keys(traits.capacity);
     if constexpr (!kMap) per_fill += burst_length<Impl>(traits);
@@ -1653,7 +1653,8 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
   } else if (promised_fpr(traits) == 0) {
     measured["C2"] = skipped(
         "C2", traits,
-        "neither a false positive rate nor fingerprint_bits and slots_per_bucket are given: "
+        "neither a false positive rate (fpr) nor fingerprint_bits and slots_per_bucket are "
+        "declared: "
         "no bound to hold.");
   } else {
     if constexpr (!kMap) {

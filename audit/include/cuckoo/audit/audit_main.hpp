@@ -144,7 +144,8 @@ int audit_main(int argc, char** argv, Factory make, const ImplementationTraits& 
       return 0;
     }
 
-    const Report report = audit_implementation(make, traits, options);
+    Report report = audit_implementation(make, traits, options);
+    report.environment = collect_run_environment(std::filesystem::current_path());
     write_summary(report, std::cout);
     for (const ClaimResult& r : report.results) {
       if (r.counterexample) {

@@ -130,6 +130,8 @@ struct ExecDeclarations {
   bool deletes = true;
   ExecSizeMode size = ExecSizeMode::kExact;
   bool clear = true;
+  // concurrent=M: tagged requests of up to M sessions at once (exec_concurrent.hpp); 0: none.
+  unsigned concurrent = 0;
   // The declarations in the order given (later ones replace earlier ones in place).
   std::vector<std::pair<std::string, std::string>> entries;
 
@@ -187,6 +189,10 @@ struct ExecOptions {
   // A claims file's text and name (for messages); applied after the handshake when set.
   std::optional<std::string> claims_file_text;
   std::string claims_file_name;
+  // The bytes to send for a trace key instead of encode_key(keys, key): a replay reads
+  // them back from the counterexample file's key legend (read_key_legend), so the file,
+  // not this build's encoding, says what the subject is sent.
+  std::map<std::uint64_t, std::string> key_bytes;
 };
 
 struct ExecStats {
@@ -274,6 +280,18 @@ class ExecSession {
   // The last kStderrTailBytes of the running subject's stderr.
   std::string stderr_tail() const;
   void count_resync();
+
+  // ---- for the concurrent audit (exec_concurrent.cpp) ----
+  // One step of free-form line I/O with the running subject: writes what the pipe takes
+  // of `out` (erasing that from `out`), waits at most `wait_ms` for output and appends
+  // the complete lines read (without "\r\n") to `lines`. Returns the subject's failure
+  // (not running, exited, closed its output, wrote a line too long or not printable
+  // ASCII); the process is stopped then.
+  std::optional<SubjectError> pump_lines(std::string& out, std::vector<std::string>& lines,
+                                         int wait_ms);
+  // Stops the running subject after a failure the caller found (a timeout); an exchange
+  // that starts with `new` starts it again.
+  void stop_subject(const SubjectError& why);
 
  private:
   void spawn();  // starts a process and checks its handshake against the first one
@@ -381,5 +399,33 @@ Report audit_exec(ExecSession& session, const AuditOptions& options);
 // Replays a trace against the subject (replay_implementation). Throws
 // AuditorResourceError as audit_exec does.
 std::optional<model::Violation> replay_exec(ExecSession& session, const model::Trace& trace);
+
+// What a subject's environment is (audit/PROTOCOL.md, "Environment"), for the report's
+// metadata: the auditor passes its own environment on unchanged.
+inline constexpr const char* kExecSubjectEnvironment =
+    "the auditor's environment, unchanged (nothing added or removed: no PYTHONUNBUFFERED; "
+    "the subject must flush its stdout itself)";
+
+// ---- key legends of counterexample files -------------------------------------------------
+//
+// A counterexample trace names keys by number; the file carries the bytes the subject was
+// sent for each, so it is self-contained. One comment line per distinct key of the trace,
+// every key, each in full:
+//
+//   # keys as the subject saw them (--keys mixed), one line per key, every byte:
+//   # key 5 = x35
+//   # key 9 = x68747470...  (the whole key, however long)
+//   # key 12 = x3132 (contains and erase spell it in upper case)
+//
+// The bytes are in the protocol's hex form ("x" and two digits a byte), which writes any
+// byte string and reads back exactly.
+
+// The legend of `trace`'s keys under `keys` ("" when the trace has no key).
+std::string key_legend(const model::Trace& trace, ExecKeys keys);
+
+// The "# key N = xHEX" lines of `text` (a trace file): key number to bytes. Other lines
+// are ignored. Throws std::invalid_argument for a legend line whose hex is malformed or
+// a key listed twice with different bytes.
+std::map<std::uint64_t, std::string> read_key_legend(std::string_view text);
 
 }  // namespace cuckoo::audit

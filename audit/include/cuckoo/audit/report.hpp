@@ -53,6 +53,11 @@ struct Counterexample {
   std::string explanation;     // the first violation, as model::format_violation prints it
   std::uint64_t original_ops = 0;  // length of the failing trace before shrinking
   std::uint64_t shrunk_ops = 0;    // and after
+  // The op the shrunk trace fails at, as an op number: the 1-based position of the op
+  // among the trace's op lines (the first line after the `engine` header is op 1). The
+  // same number is in the summary, in the trace file's comments and in what a replay
+  // prints (0: not known).
+  std::uint64_t failing_op = 0;
 };
 
 struct ClaimResult {
@@ -67,6 +72,10 @@ struct ClaimResult {
   std::uint64_t samples = 0;  // how many trials/ops/histories were checked
   double seconds = 0;         // wall time spent on it
   std::optional<Counterexample> counterexample;
+  // Values detected at run time that the configuration does not fix, e.g. "htm ran:
+  // disabled" (the CPU had no RTM). Kept out of `configuration` so that a result has the
+  // same name on every machine (JUnit history, diffs between runs).
+  std::string detected;
 };
 
 // A plot for the HTML report. kLines draws each series as a polyline through its points
@@ -99,6 +108,21 @@ struct Plot {
   std::vector<PlotSeries> series;
 };
 
+// Where and with what the report was made. Every field is text for people; "" means not
+// known (and the writers say so). collect_run_environment() (report_writers.hpp) fills it.
+struct RunEnvironment {
+  std::string commit;          // `git rev-parse HEAD` of commit_directory, "" outside git
+  std::string commit_directory;  // the directory the commit is of (the auditor's working
+                                 // directory, which is also the subject's)
+  std::string compiler;        // the compiler the auditor was built with: "GCC 12.2.0"
+  std::string compiler_flags;  // and its flags (build type's flags included)
+  std::string cpu;             // CPU model name (/proc/cpuinfo), "" when not readable
+  std::string rtm;             // "yes", "no" (the CPU's restricted transactional memory),
+                               // or "" when not an x86 CPU
+  std::string subject_environment;  // what an exec subject's environment is (PROTOCOL.md),
+                                    // "" when no subject process ran
+};
+
 struct Report {
   std::string tool = "cuckoo-audit";
   std::string tool_version;   // the project version
@@ -108,6 +132,7 @@ struct Report {
   std::string started_utc;    // ISO 8601
   double seconds = 0;
   std::string command;        // the command line that reproduces the run
+  RunEnvironment environment;
   std::vector<ClaimResult> results;
   std::vector<Plot> plots;
 

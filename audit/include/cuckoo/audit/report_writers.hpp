@@ -32,4 +32,10 @@ std::vector<std::filesystem::path> write_reports(const Report& report,
 // "N passed, M failed, K skipped".
 void write_summary(const Report& report, std::ostream& out);
 
+// The run's environment: the commit of `directory` (git rev-parse HEAD; empty, not an
+// error, outside a git tree or without git), the compiler and flags this library was
+// built with, the CPU model and whether it has RTM. subject_environment is left empty
+// (the exec command fills it).
+RunEnvironment collect_run_environment(const std::filesystem::path& directory);
+
 }  // namespace cuckoo::audit

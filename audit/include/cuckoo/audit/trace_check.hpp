@@ -180,6 +180,12 @@ std::string utc_now_text();
 ClaimResult run_trace_check(const TraceCheckPlan& plan, std::uint64_t seed,
                             const TaskContext* ctx);
 
+// `trace_text` (model::print_trace) with the failing op's line marked "# op N: fails
+// here" and closing comments that name the op number (model::op_number) and what was
+// expected: the counterexample file says where it fails in the same numbering as the
+// summary and a replay.
+std::string annotate_failing_op(const std::string& trace_text, const model::Violation& violation);
+
 // Shrinks the trace that `check` found `violation` in and fills a Counterexample:
 // the shrunk trace (still failing with the same claim), the explanation
 // (model::format_violation of the shrunk trace's violation) and both lengths.

@@ -106,6 +106,18 @@ class BasicMapLockStripes {
     return sum < 0 ? 0 : static_cast<std::size_t>(sum);
   }
 
+  // Every stripe, ascending (the one lock order), for a holder whose hold is not one
+  // scope: the map's locked view (detail/striped_map_locked.hpp), which may be moved and
+  // unlocked early. unlock_all releases them, descending. REQUIRES (lock_all): the
+  // caller holds no stripe of this array; (unlock_all) the caller holds every stripe
+  // through lock_all. Anything scoped uses BasicMapStripeGuard(stripes, kAllStripes).
+  void lock_all() const noexcept {
+    for (std::size_t s = 0; s < count(); ++s) locks_[s].lock();  // bound: count()
+  }
+  void unlock_all() const noexcept {
+    for (std::size_t s = count(); s > 0; --s) locks_[s - 1].unlock();  // bound: count()
+  }
+
   // Zeroes every item counter. REQUIRES: the caller holds every stripe.
   void reset_items() noexcept {
     for (std::size_t s = 0; s < count(); ++s) {

@@ -53,7 +53,7 @@ CUCKOO_MAP& CUCKOO_MAP::operator=(CuckooMap&& other) noexcept(
                                 slots_.allocator());
       for (std::size_t pos = 0; pos < other.slots_.size(); ++pos) {  // bounded: positions
         if (other.slots_.occupied(pos)) {
-          moved.emplace(pos, other.slots_.tag(pos), std::move(other.slots_.item(pos)));
+          moved.relocate(other.slots_, pos, pos, other.slots_.tag(pos));
         }
       }
       slots_.template take<false>(moved);

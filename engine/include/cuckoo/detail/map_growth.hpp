@@ -64,6 +64,33 @@ bool CUCKOO_MAP::reserve(std::size_t n) {
   return false;
 }
 
+// rehash(n): the bucket count that holds max(n, size() at kReserveLoadPercent) slots,
+// reached by a rebuild that grows or shrinks (a shrink that no rebuild can place keeps
+// the table: it is only a request, as std::unordered_map::rehash(0) is).
+CUCKOO_MAP_TEMPLATE
+void CUCKOO_MAP::rehash(size_type n) {
+  if (n > config_.max_capacity) throw_full("rehash");
+  const std::uint64_t for_size =
+      (std::uint64_t{size_} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
+  const std::uint64_t slots_needed = std::max<std::uint64_t>({n, for_size, 1});
+  const std::uint64_t buckets_needed = (slots_needed + SlotsPerBucket - 1) / SlotsPerBucket;
+  if (buckets_needed > max_bucket_count()) throw_full("rehash");
+  if (buckets_needed == bucket_count_) return;
+  const bool grows = buckets_needed > bucket_count_;
+  bool rebuilt = false;
+  try {
+    rebuilt = rebuild_with_seeds(static_cast<std::uint32_t>(buckets_needed),
+                                 static_cast<NoPending*>(nullptr));
+  } catch (const std::bad_alloc&) {
+    // Nothing changed.
+  }
+  if (rebuilt) {
+    if (grows) ++stats_.growths;
+    return;
+  }
+  if (grows) throw_full("rehash");
+}
+
 CUCKOO_MAP_TEMPLATE
 template <class P>
 bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, P* pending) {
@@ -140,7 +167,7 @@ bool CUCKOO_MAP::rebuild_doubled(P* pending) {
     if (!slots_.occupied(pos)) continue;
     const std::size_t to = free_slot_of(new_slots, new_bucket_of(pos));
     assert(to != kNoPosition);
-    new_slots.emplace(to, slots_.tag(pos), std::move(slots_.item(pos)));
+    new_slots.relocate(slots_, pos, to, slots_.tag(pos));
   }
   const std::size_t new_stash = std::size_t{new_buckets} * SlotsPerBucket;
   std::size_t new_stash_count = 0;
@@ -152,7 +179,7 @@ bool CUCKOO_MAP::rebuild_doubled(P* pending) {
     std::size_t to = free_slot_of(new_slots, pair.first);
     if (to == kNoPosition) to = free_slot_of(new_slots, pair.second);
     if (to == kNoPosition) to = new_stash + new_stash_count++;
-    new_slots.emplace(to, slots_.tag(pos), std::move(slots_.item(pos)));
+    new_slots.relocate(slots_, pos, to, slots_.tag(pos));
   }
   slots_.swap(new_slots);
   bucket_count_ = new_buckets;
@@ -240,7 +267,7 @@ bool CUCKOO_MAP::rebuild(std::uint32_t bucket_count, std::uint64_t seed, P* pend
   for (std::size_t pos = 0; pos < placement.size(); ++pos) {  // bounded by the slots
     const std::uint64_t handle = placement[pos];
     if (handle == kNoHandle || handle == old_positions) continue;
-    new_slots.emplace(pos, detail::map_tag(hashes[handle]), std::move(slots_.item(handle)));
+    new_slots.relocate(slots_, handle, pos, detail::map_tag(hashes[handle]));
   }
   slots_.swap(new_slots);
   bucket_count_ = bucket_count;

@@ -69,47 +69,28 @@ struct CUCKOO_MAP::LiveView {
 
 CUCKOO_MAP_TEMPLATE
 template <class KK, class... Args>
-InsertResult CUCKOO_MAP::try_emplace_impl(KK&& key, Args&&... args) {
+auto CUCKOO_MAP::try_emplace_impl(KK&& key, Args&&... args) -> Placed {
   const std::uint64_t hash = hash_key(key);
-  if (position_of(key, hash) != kNoPosition) return InsertResult::kExists;
+  if (const std::size_t pos = position_of(key, hash); pos != kNoPosition) {
+    return {InsertResult::kExists, pos};
+  }
   return insert_absent(hash, std::forward<KK>(key), std::forward<Args>(args)...);
 }
 
 CUCKOO_MAP_TEMPLATE
 template <class KK>
 V& CUCKOO_MAP::subscript(KK&& key) {
-  const std::uint64_t hash = hash_key(key);
-  if (const std::size_t pos = position_of(key, hash); pos != kNoPosition) {
-    return slots_.item(pos).second;
-  }
-  InsertResult result = InsertResult::kFull;
-  std::size_t slot = kNoPosition;
-  try {
-    if (bucket_count_ != 0) {
-      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-      slot = free_slot_in(pair.first);
-      if (slot == kNoPosition) slot = free_slot_in(pair.second);
-    }
-    if (slot != kNoPosition) {
-      slots_.emplace(slot, detail::map_tag(hash), std::forward<KK>(key), V());
-      ++size_;
-      ++stats_.inserts;
-      return slots_.item(slot).second;
-    }
-    result = insert_slow(Pending<KK>{std::forward<KK>(key), {}}, hash);  // V() when stored
-  } catch (const std::bad_alloc&) {
-    ++stats_.full_rejections;
-  }
-  if (result != InsertResult::kInserted) {
-    throw std::length_error("CuckooMap::operator[]: the key is absent and the map is full");
-  }
-  return slots_.item(last_slow_position_).second;
+  static_assert(std::is_default_constructible_v<V>,
+                "CuckooMap::operator[]: V is not default constructible; use try_emplace");
+  const Placed placed = try_emplace_impl(std::forward<KK>(key));  // V() only when stored
+  if (placed.result == InsertResult::kFull) [[unlikely]] throw_full("operator[]");
+  return slots_.item(placed.pos).second;
 }
 
 CUCKOO_MAP_TEMPLATE
-void CUCKOO_MAP::refill_from_stash(std::uint32_t bucket) {
-  const std::size_t target = free_slot_in(bucket);
-  assert(target != kNoPosition);
+void CUCKOO_MAP::refill_from_stash(std::size_t target) {
+  assert(target < table_slots() && !slots_.occupied(target));
+  const auto bucket = static_cast<std::uint32_t>(target / SlotsPerBucket);
   const std::size_t stash = table_slots();
   for (std::size_t i = 0; i < kStashSlots; ++i) {
     const std::size_t pos = stash + i;
@@ -219,19 +200,19 @@ bool CUCKOO_MAP::grow_with(Pending<KK, Args...>& item) {
 
 CUCKOO_MAP_TEMPLATE
 template <class KK, class VV>
-inline auto CUCKOO_MAP::insert_impl(KK&& key, VV&& value, bool assign) -> InsertResult {
+inline auto CUCKOO_MAP::insert_impl(KK&& key, VV&& value, bool assign) -> Placed {
   const std::uint64_t hash = hash_key(key);
   const std::size_t pos = position_of(key, hash);
   if (pos != kNoPosition) {
-    if (!assign) return InsertResult::kExists;
+    if (!assign) return {InsertResult::kExists, pos};
     try {
       slots_.item(pos).second = std::forward<VV>(value);
     } catch (const std::bad_alloc&) {  // a copy assignment that ran out of memory
       ++stats_.full_rejections;
-      return InsertResult::kFull;
+      return {InsertResult::kFull, kNoPosition};
     }
     ++stats_.updates;
-    return InsertResult::kUpdated;
+    return {InsertResult::kUpdated, pos};
   }
   return insert_absent(hash, std::forward<KK>(key), std::forward<VV>(value));
 }
@@ -239,7 +220,7 @@ inline auto CUCKOO_MAP::insert_impl(KK&& key, VV&& value, bool assign) -> Insert
 CUCKOO_MAP_TEMPLATE
 template <class KK, class... Args>
 inline auto CUCKOO_MAP::insert_absent(std::uint64_t hash, KK&& key, Args&&... args)
-    -> InsertResult {
+    -> Placed {
   // Memory running out anywhere below is a refused insert (kFull); every step below
   // either completes or changes nothing (see insert_slow). The item is constructed only
   // in the slot that stores it.
@@ -253,15 +234,17 @@ inline auto CUCKOO_MAP::insert_absent(std::uint64_t hash, KK&& key, Args&&... ar
                      std::forward<Args>(args)...);
         ++size_;
         ++stats_.inserts;
-        return InsertResult::kInserted;
+        return {InsertResult::kInserted, slot};
       }
     }
-    return insert_slow(Pending<KK, Args...>{std::forward<KK>(key),
-                                            std::forward_as_tuple(std::forward<Args>(args)...)},
-                       hash);
+    const InsertResult result =
+        insert_slow(Pending<KK, Args...>{std::forward<KK>(key),
+                                         std::forward_as_tuple(std::forward<Args>(args)...)},
+                    hash);
+    return {result, result == InsertResult::kInserted ? last_slow_position_ : kNoPosition};
   } catch (const std::bad_alloc&) {
     ++stats_.full_rejections;
-    return InsertResult::kFull;
+    return {InsertResult::kFull, kNoPosition};
   }
 }
 }  // namespace cuckoo

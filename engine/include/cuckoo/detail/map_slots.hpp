@@ -2,10 +2,24 @@
 //
 // Layout. Positions 0 .. table_slots - 1 are the table (bucket i holds positions
 // i * B .. i * B + B - 1), positions table_slots .. table_slots + StashSlots - 1 the
-// stash: the numbering serialization uses. Items are std::pair<K, V> objects stored in
-// place, one flat array indexed by position, with no per-slot wrapper: a bucket of four
-// uint64 -> uint64 pairs is exactly one 64-byte cache line, and the array is cache-line
-// aligned (2 MiB aligned with huge pages, see aligned_buffer.hpp).
+// stash: the numbering serialization uses. Items are std::pair<const K, V> objects
+// stored in place, one flat array indexed by position, with no per-slot wrapper: a
+// bucket of four uint64 -> uint64 pairs is exactly one 64-byte cache line, and the
+// array is cache-line aligned (2 MiB aligned with huge pages, see aligned_buffer.hpp).
+//
+// Const keys. The object in a slot is a std::pair<const K, V>, constructed as one, so
+// the references the map hands out (value_type&, as in std::unordered_map) name an
+// object of exactly that type. The map moves items between slots (cuckoo paths,
+// rebuilds, move assignment), which for a non-trivial K (std::string) must move the key,
+// not copy it: a copy may throw half way through a path. As abseil's map slots do
+// (container/internal/container_memory.h, map_slot_policy::transfer), those moves read
+// the item through the layout-compatible std::pair<K, V> (std::launder'ed; the two
+// pairs' members have the same types up to const, so the same offsets, checked below)
+// and then destroy the source at once: the moved-from key is never observed through
+// the const view. relocate() is the only place that does this.
+//
+// Trivially copyable K and V: the items' bytes are their value, so copies of the storage
+// are byte copies (kTrivialItems).
 //
 // Tags. Beside the items, one byte per position: 0 for an empty slot, else the item's
 // tag, 8 bits of its hash that are never 0 (map_tag, map_layout.hpp). A bucket's B tags
@@ -54,9 +68,17 @@ class MapSlots {
   static_assert(StashSlots % B == 0, "the stash must be whole groups of B positions");
   static_assert(alignof(std::pair<K, V>) <= Buffer::kCacheLineBytes,
                 "items must not need more than cache-line alignment");
+  static_assert(sizeof(std::pair<const K, V>) == sizeof(std::pair<K, V>) &&
+                    alignof(std::pair<const K, V>) == alignof(std::pair<K, V>),
+                "relocate() reads a std::pair<const K, V> as the layout-compatible "
+                "std::pair<K, V>");
 
  public:
-  using value_type = std::pair<K, V>;
+  // What a slot holds and the map's users see.
+  using value_type = std::pair<const K, V>;
+  // The same item with a movable key: what relocate() moves from, and what an item
+  // built before its slot is known (a cuckoo path) is built as.
+  using mutable_value_type = std::pair<K, V>;
   // Memory per position, for allocation budgets: the item and its tag byte.
   static constexpr std::size_t kBytesPerPosition = sizeof(value_type) + 1;
   // The most positions one storage may hold.
@@ -179,6 +201,15 @@ class MapSlots {
     return *std::launder(slot_pointer(pos));
   }
 
+  // The item in pos seen with a movable key, for moving it out (relocate, and the map's
+  // extract and merge), after which the caller resets pos without reading the key again
+  // (see the top of this file). REQUIRES: occupied(pos).
+  mutable_value_type& mutable_item(std::size_t pos) noexcept {
+    assert(occupied(pos));
+    return *std::launder(
+        reinterpret_cast<mutable_value_type*>(static_cast<void*>(slot_pointer(pos))));
+  }
+
   // Constructs an item with tag `tag` in pos from args. If the construction throws, pos
   // stays unoccupied (its storage zero bytes again). REQUIRES: !occupied(pos), tag != 0
   // (map_tag of the item's hash).
@@ -201,10 +232,24 @@ class MapSlots {
   }
 
   // Moves the item in `from`, with its tag, to `to` and empties `from`.
-  // REQUIRES: occupied(from), !occupied(to), the item's move is noexcept.
+  // REQUIRES: occupied(from), !occupied(to).
   void move_to(std::size_t to, std::size_t from) noexcept {
-    emplace(to, tag(from), std::move(item(from)));
-    reset(from);
+    relocate(*this, from, to, tag(from));
+  }
+
+  // Moves the item in position `from` of `source` (this storage or another one) to
+  // position `to` of this storage with tag `tag`, and empties `from`. The key is moved,
+  // not copied (see the top of this file).
+  // REQUIRES: source.occupied(from), !occupied(to), tag != 0.
+  void relocate(MapSlots& source, std::size_t from, std::size_t to, std::uint8_t tag) noexcept {
+    static_assert(std::is_nothrow_move_constructible_v<K> &&
+                  std::is_nothrow_move_constructible_v<V>);
+    assert(source.occupied(from) && !occupied(to));
+    mutable_value_type& old = source.mutable_item(from);
+    ::new (static_cast<void*>(slot_pointer(to)))
+        value_type(std::move(old.first), std::move(old.second));
+    tags_.data()[to] = tag;
+    source.reset(from);
   }
 
   // Destroys the item in pos and zeroes its storage. REQUIRES: occupied(pos).

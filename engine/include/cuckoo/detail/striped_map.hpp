@@ -111,6 +111,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -130,20 +131,30 @@
 
 namespace cuckoo {
 
-// Counters of a StripedConcurrentMap since construction. Relaxed statistics: exact once
-// the threads that used the map have been joined.
+/// Counters of a StripedConcurrentMap since construction. Relaxed statistics: exact once
+/// the threads that used the map have been joined.
 struct StripedMapStats {
-  std::uint64_t inserts = 0;            // new keys stored
-  std::uint64_t updates = 0;            // values replaced by insert_or_assign
-  std::uint64_t erases = 0;             // keys removed
-  std::uint64_t path_inserts = 0;       // inserts placed by a concurrently moved path
-  std::uint64_t path_retries = 0;       // path attempts abandoned: validation failed
-  std::uint64_t exclusive_inserts = 0;  // inserts that took every stripe
-  std::uint64_t growths = 0;            // tables replaced by bigger ones (insert or reserve)
-  std::uint64_t table_retries = 0;      // lock sections retried: the table was replaced
-  std::uint64_t full_rejections = 0;    // inserts answered kFull
-  std::uint64_t locked_reads = 0;       // lookups of atomic items that took the stripes:
-                                        // every lock-free read overlapped a writer
+  std::uint64_t inserts = 0;            ///< new keys stored
+  std::uint64_t updates = 0;            ///< values replaced by insert_or_assign
+  std::uint64_t erases = 0;             ///< keys removed
+  std::uint64_t path_inserts = 0;       ///< inserts placed by a concurrently moved path
+  std::uint64_t path_retries = 0;       ///< path attempts abandoned: validation failed
+  std::uint64_t exclusive_inserts = 0;  ///< inserts that took every stripe
+  std::uint64_t growths = 0;            ///< tables replaced by bigger ones (insert or reserve)
+  std::uint64_t table_retries = 0;      ///< lock sections retried: the table was replaced
+  std::uint64_t full_rejections = 0;    ///< inserts answered kFull
+  std::uint64_t locked_reads = 0;       ///< lookups of atomic items that took the stripes:
+                                        ///< every lock-free read overlapped a writer
+};
+
+/// Thrown by a StripedConcurrentMap member called by a thread that holds the same map's
+/// locked view (lock_table()): the call would wait forever for a stripe that the thread
+/// itself holds. Calls on other maps, and the lock-free members (size, empty, capacity,
+/// bucket_count, load_factor, seed, config, stats, ...), are not affected.
+class LockedTableError : public std::logic_error {
+ public:
+  /// what() says which rule was broken.
+  using std::logic_error::logic_error;
 };
 
 namespace detail {
@@ -211,45 +222,61 @@ class StripedMapWithFault {
                     std::is_nothrow_move_constructible_v<V>,
                 "keys and values must be nothrow move constructible: items move along "
                 "cuckoo paths and in rebuilds, which must not fail half way");
-  static_assert(std::is_copy_constructible_v<V>, "find() returns a copy of the value");
+  // V need not be copyable (std::unique_ptr works): the members that copy a value (find,
+  // snapshot, the copy constructor and assignment) say so in their requires-clauses.
   static_assert(std::is_invocable_r_v<bool, const KeyEqual&, const K&, const K&>,
                 "KeyEqual must compare two keys");
 
  public:
+  /// The key type.
   using key_type = K;
+  /// The value type.
   using mapped_type = V;
+  /// An item, as snapshot() and for_each() give it.
   using value_type = std::pair<K, V>;
+  /// Sizes and counts.
   using size_type = std::size_t;
+  /// The Hasher policy (hash.hpp).
   using hasher = Hasher;
+  /// The key comparison.
   using key_equal = KeyEqual;
+  /// The locked view that lock_table() returns (detail/striped_map_locked.hpp).
+  class LockedTable;
+  /// libcuckoo's name of the locked view.
+  using locked_table = LockedTable;
 
+  /// Slots per bucket (1, 2, 4 or 8).
   static constexpr unsigned kSlotsPerBucket = SlotsPerBucket;
+  /// The planted test fault (kNone for StripedConcurrentMap).
   static constexpr StripedMapFault kFault = Fault;
-  // Bucket indices are 32-bit and doubling stays within them (as CuckooMap).
+  /// Bucket indices are 32-bit and doubling stays within them (as CuckooMap).
   static constexpr std::uint32_t kMaxBucketCount = std::uint32_t{1} << 31;
+  /// The largest max_capacity a configuration may ask for.
   static constexpr std::uint64_t kMaxCapacity = std::uint64_t{kMaxBucketCount} * SlotsPerBucket;
-  // Lock sections retried because the table was replaced, per call, before the call
-  // takes every stripe. Never reached in practice: every growth but the first at least
-  // doubles the table (growth_target()), so 31 growths reach 2^31 buckets.
+  /// Lock sections retried because the table was replaced, per call, before the call
+  /// takes every stripe. Never reached in practice: every growth but the first at least
+  /// doubles the table (growth_target()), so 31 growths reach 2^31 buckets.
   static constexpr unsigned kMaxTableRetries = 32;
-  // Optimistic path attempts per insert before it takes every stripe.
+  /// Optimistic path attempts per insert before it takes every stripe.
   static constexpr unsigned kMaxPathAttempts = 4;
-  // Whether items are atomic (see "Lookups" at the top of this file): keys and values
-  // that are trivially copyable and held by a lock-free std::atomic.
+  /// Whether items are atomic (see "Lookups" at the top of this file): keys and values
+  /// that are trivially copyable and held by a lock-free std::atomic.
   static constexpr bool kAtomicItems = is_atomic_item<K>() && is_atomic_item<V>();
-  // Lock-free reads a lookup of atomic items tries before it takes the stripes.
+  /// Lock-free reads a lookup of atomic items tries before it takes the stripes.
   static constexpr unsigned kMaxOptimisticReads = 4;
-  // Growth bounds (as CuckooMap; no reseeding: see the top of this file).
+  /// Growth bounds (as CuckooMap; no reseeding: see the top of this file).
   static constexpr unsigned kMaxGrowthSteps = 3;
+  /// Below this load an insert that finds no path answers kFull instead of growing.
   static constexpr unsigned kMinGrowthLoadPercent = 5;
+  /// The load reserve(n) plans for: n items fill the table to at most this percentage.
   static constexpr unsigned kReserveLoadPercent = SlotsPerBucket == 1   ? 45
                                                   : SlotsPerBucket == 2 ? 80
                                                   : SlotsPerBucket == 4 ? 90
                                                                         : 95;
 
-  // Throws ConfigError naming the field if config is invalid (the rules of
-  // CuckooMapConfig, with kMaxCapacity above), before allocating anything;
-  // std::bad_alloc if the first table cannot be allocated.
+  /// Throws ConfigError naming the field if config is invalid (the rules of
+  /// CuckooMapConfig, with kMaxCapacity above), before allocating anything;
+  /// std::bad_alloc if the first table cannot be allocated.
   explicit StripedMapWithFault(const CuckooMapConfig& config = {}, Hasher hash_fn = {},
                                KeyEqual equal_fn = {})
       : config_(validated(config)),
@@ -261,34 +288,130 @@ class StripedMapWithFault {
     table_.store(tables_.back().get(), std::memory_order_release);
   }
 
-  StripedMapWithFault(const StripedMapWithFault&) = delete;
-  StripedMapWithFault& operator=(const StripedMapWithFault&) = delete;
-  // REQUIRES: no other thread uses the map.
+  /// Copy constructor: a snapshot of `other` taken under every stripe of `other`, so other
+  /// threads may use `other` meanwhile (their operations wait, or, for lock-free lookups,
+  /// retry); the copy has other's configuration, seed, bucket count, items and hasher,
+  /// and zero stats(). Throws LockedTableError if this thread holds other's locked view,
+  /// std::bad_alloc or what copying an item throws (then nothing was made).
+  /// Locks held on return: none (every stripe of `other` while copying).
+  StripedMapWithFault(const StripedMapWithFault& other)
+    requires std::copy_constructible<K> && std::copy_constructible<V>
+      : config_(other.config_),
+        seed_(other.seed_),
+        stripes_(Stripes::count_for(max_bucket_count())),
+        hasher_(other.hasher_),
+        key_eq_(other.key_eq_) {
+    copy_from(other);
+  }
+  /// Move constructor: takes other's tables and items without copying them; `other` is
+  /// left an empty, usable map of the same configuration (a new table of its
+  /// initial_capacity: so this may throw std::bad_alloc, and then `other` is unchanged).
+  /// REQUIRES: no other thread uses `other` (as libcuckoo's cuckoohash_map).
+  StripedMapWithFault(StripedMapWithFault&& other)
+      : StripedMapWithFault(other.config_, other.hasher_, other.key_eq_) {
+    swap(other);
+  }
+  /// Copy assignment: a snapshot of `other` under its stripes (as the copy constructor),
+  /// then swapped in; the old contents are destroyed. Strong guarantee: if the copy
+  /// throws, *this is unchanged. REQUIRES: no other thread uses *this (other threads may
+  /// use `other`).
+  StripedMapWithFault& operator=(const StripedMapWithFault& other)
+    requires std::copy_constructible<K> && std::copy_constructible<V>
+  {
+    if (this != &other) {
+      StripedMapWithFault copy(other);
+      swap(copy);
+    }
+    return *this;
+  }
+  /// Move assignment: *this takes other's contents and configuration; `other` keeps
+  /// this map's old table, emptied (a valid, empty map). REQUIRES: no other thread uses
+  /// either map.
+  StripedMapWithFault& operator=(StripedMapWithFault&& other) {
+    if (this != &other) {
+      swap(other);
+      other.clear();
+    }
+    return *this;
+  }
+  /// Exchanges everything but stats() (which count the operations on each object):
+  /// configuration, seed, tables, items, stripes, hasher and key_eq. No allocation; does
+  /// not throw unless swapping a Hasher or KeyEqual does. REQUIRES: no other thread uses
+  /// either map, and no locked view of either is alive; a thread that uses a map
+  /// afterwards must be ordered after the swap (join, or a mutex hand-off).
+  void swap(StripedMapWithFault& other) noexcept(std::is_nothrow_swappable_v<Hasher> &&
+                                                 std::is_nothrow_swappable_v<KeyEqual>) {
+    using std::swap;
+    swap(config_, other.config_);
+    swap(seed_, other.seed_);
+    swap(stripes_, other.stripes_);
+    // relaxed: no other thread uses either map (REQUIRES above).
+    Table* const mine = table_.load(std::memory_order_relaxed);
+    table_.store(other.table_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    other.table_.store(mine, std::memory_order_relaxed);
+    tables_.swap(other.tables_);
+    swap(hasher_, other.hasher_);
+    swap(key_eq_, other.key_eq_);
+  }
+  /// std::swap's customization: a.swap(b).
+  friend void swap(StripedMapWithFault& a, StripedMapWithFault& b) noexcept(noexcept(a.swap(b))) {
+    a.swap(b);
+  }
+  /// REQUIRES: no other thread uses the map, and no locked view of it is alive.
   ~StripedMapWithFault() = default;
 
   // ---- Operations (contracts: cuckoo/concurrent_map.hpp) ------------------------------
+  // Every member that takes a stripe throws LockedTableError when the calling thread
+  // holds this map's locked view (lock_table()): it would wait for itself forever.
 
+  /// Inserts key -> value if key is absent: kInserted; kExists (nothing changed) if it
+  /// is present; kFull (nothing changed, arguments untouched) if there is no room.
+  /// Locks held on return: none (the key's two stripes; see the top of this file).
   InsertResult insert(const K& key, const V& value) {
     KeepPresent keep;
     return insert_impl(key, value, keep);
   }
+  /// As insert(const K&, const V&); moves from key and value only when it stores them.
   InsertResult insert(K&& key, V&& value) {
     KeepPresent keep;
     return insert_impl(std::move(key), std::move(value), keep);
   }
+  /// As insert(const K&, const V&); moves from value only when it stores it (move-only
+  /// values).
+  InsertResult insert(const K& key, V&& value) {
+    KeepPresent keep;
+    return insert_impl(key, std::move(value), keep);
+  }
+  /// As insert(const K&, const V&); moves from key only when it stores it.
+  InsertResult insert(K&& key, const V& value) {
+    KeepPresent keep;
+    return insert_impl(std::move(key), value, keep);
+  }
+  /// Inserts key -> value (kInserted) or assigns value to the present key (kUpdated);
+  /// kFull (nothing changed) if there is no room. Locks held on return: none.
   InsertResult insert_or_assign(const K& key, const V& value) {
     AssignPresent assign;
     return insert_impl(key, value, assign);
   }
+  /// As insert_or_assign(const K&, const V&), moving from its arguments when it uses them.
   InsertResult insert_or_assign(K&& key, V&& value) {
     AssignPresent assign;
     return insert_impl(std::move(key), std::move(value), assign);
+  }
+  /// As insert_or_assign(const K&, const V&), moving from value when it uses it.
+  InsertResult insert_or_assign(const K& key, V&& value) {
+    AssignPresent assign;
+    return insert_impl(key, std::move(value), assign);
   }
 
   // Atomic read-modify-write (libcuckoo's names and meaning; contracts:
   // cuckoo/concurrent_map.hpp). fn runs with the key's two stripes held (every stripe
   // when the insert had to take them all), exactly once when the key is present.
   // REQUIRES: fn does not call into this map.
+
+  /// Present: fn(V&) with the key's two stripes held, and true; absent: false. With atomic
+  /// items fn gets a copy, stored back when it returns. REQUIRES: fn does not call into
+  /// this map. Locks held on return: none.
   template <class F>
   bool update_fn(const K& key, F&& fn) {
     return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
@@ -299,6 +422,37 @@ class StripedMapWithFault {
       return true;
     });
   }
+  /// libcuckoo's update(key, value): present: assigns value (moved from if an rvalue)
+  /// under the key's two stripes and returns true; absent: false, value untouched.
+  /// Locks held on return: none.
+  template <class VV = V>
+    requires std::is_assignable_v<V&, VV&&>
+  bool update(const K& key, VV&& value) {
+    return update_fn(key, [&](V& current) { current = std::forward<VV>(value); });
+  }
+  /// libcuckoo's find_fn: present: fn(const V&) and true; absent: false. Other items: fn
+  /// runs with the key's two stripes held, on the value in the map (no copy, so it works
+  /// for move-only values). Atomic items: fn runs on a copy read lock-free, exactly as
+  /// find() reads it (no lock unless the reads keep overlapping writers).
+  /// REQUIRES: fn does not call into this map. Locks held on return: none.
+  template <class F>
+  bool find_fn(const K& key, F&& fn) const {
+    if constexpr (kAtomicItems) {
+      const std::optional<V> found = find(key);
+      if (!found) return false;
+      std::invoke(fn, std::as_const(*found));
+      return true;
+    } else {
+      return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
+        const std::size_t pos = position_in(t, pair, key);
+        if (pos == kNoPosition) return false;
+        std::invoke(fn, std::as_const(t.items[pos]->second));
+        return true;
+      });
+    }
+  }
+  /// Present: calls fn(V&) under the key's two stripes, erases the key if fn returns
+  /// true, and returns true; absent: false. Locks held on return: none.
   template <class F>
   bool erase_fn(const K& key, F&& fn) {
     return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
@@ -312,6 +466,8 @@ class StripedMapWithFault {
       return true;
     });
   }
+  /// Present: fn(V&), kUpdated; absent: inserts V(args...), kInserted, or kFull (nothing
+  /// changed). The value is built before any lock is taken. Locks held on return: none.
   template <class KK, class F, class... Args>
     requires std::is_constructible_v<K, KK&&>
   InsertResult upsert(KK&& key, F&& fn, Args&&... args) {
@@ -319,6 +475,8 @@ class StripedMapWithFault {
     UpdatePresent<F> present{fn};
     return insert_impl(key_ref(std::forward<KK>(key)), std::move(value), present);
   }
+  /// Present: fn(V&), erasing the key if fn returns true, kUpdated; absent: as upsert.
+  /// Locks held on return: none.
   template <class KK, class F, class... Args>
     requires std::is_constructible_v<K, KK&&>
   InsertResult uprase_fn(KK&& key, F&& fn, Args&&... args) {
@@ -327,10 +485,13 @@ class StripedMapWithFault {
     return insert_impl(key_ref(std::forward<KK>(key)), std::move(value), present);
   }
 
-  // Locks held on return: none. Atomic items: no lock, unless kMaxOptimisticReads
-  // reads in a row overlapped a writer of the key's stripes; then, and for other items,
-  // the key's two stripes during the lookup.
-  std::optional<V> find(const K& key) const {
+  /// A copy of key's value, or nothing. Only for copyable values (a move-only V has
+  /// find_fn instead). Locks held on return: none. Atomic items: no lock, unless
+  /// kMaxOptimisticReads reads in a row overlapped a writer of the key's stripes (or a
+  /// locked view); then, and for other items, the key's two stripes during the lookup.
+  std::optional<V> find(const K& key) const
+    requires std::copy_constructible<V>
+  {
     const std::uint64_t hash = hash_key(key);
     if constexpr (kAtomicItems) {
       std::optional<V> found;
@@ -345,7 +506,7 @@ class StripedMapWithFault {
     });
   }
 
-  // Locks held on return: none (as find).
+  /// Whether key is present. Locks held on return: none (as find).
   bool contains(const K& key) const {
     if constexpr (kAtomicItems) {
       return find(key).has_value();  // the copy of an atomic item's value is a load
@@ -356,7 +517,8 @@ class StripedMapWithFault {
     }
   }
 
-  // Locks held on return: none (the key's two stripes while it looks and removes).
+  /// Removes key; whether it was present. Locks held on return: none (the key's two
+  /// stripes while it looks and removes).
   bool erase(const K& key) {
     return with_key_buckets(hash_key(key), [&](Table& t, MapBucketPair pair) {
       const std::size_t pos = position_in(t, pair, key);
@@ -368,52 +530,59 @@ class StripedMapWithFault {
     });
   }
 
-  // Locks held on return: none (every stripe while it empties the table).
-  void clear() noexcept {
+  /// Removes every item; keeps the table (capacity() does not shrink). Locks held on
+  /// return: none (every stripe while it empties the table).
+  void clear() {
+    check_not_locked_by_this_thread();
     const Guard all(stripes_, kAllStripes);
-    Table& t = live_table();
-    for (std::size_t pos = 0; pos < t.slot_count(); ++pos) {
-      if (t.occupied(pos)) t.clear_slot(pos);
-    }
-    stripes_.reset_items();
+    clear_locked();
   }
 
-  // Grows the table, if needed, so that n items fill it to at most kReserveLoadPercent.
-  // The new table is at least twice the current one, and max_capacity's if it would
-  // otherwise be more than half of that (growth_target(): what bounds retired_bytes()),
-  // so reserve(n) may give up to four times the slots n needs near max_capacity and
-  // twice elsewhere. Returns true if the table is (now) big enough; false, changing
-  // nothing, if n needs more than max_capacity slots or the rebuild fails.
-  // Locks held on return: none (every stripe while it decides and grows).
+  /// Grows the table, if needed, so that n items fill it to at most kReserveLoadPercent.
+  /// The new table is at least twice the current one, and max_capacity's if it would
+  /// otherwise be more than half of that (growth_target(): what bounds retired_bytes()),
+  /// so reserve(n) may give up to four times the slots n needs near max_capacity and
+  /// twice elsewhere. Returns true if the table is (now) big enough; false, changing
+  /// nothing, if n needs more than max_capacity slots or the rebuild fails. Never shrinks.
+  /// Locks held on return: none (every stripe while it decides and grows).
   bool reserve(std::size_t n) {
-    if (n > config_.max_capacity) return false;
-    const std::uint64_t slots_needed =
-        (std::uint64_t{n} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
-    const std::uint64_t buckets_needed = (slots_needed + SlotsPerBucket - 1) / SlotsPerBucket;
+    check_not_locked_by_this_thread();
     const Guard all(stripes_, kAllStripes);
-    const std::uint32_t current = live_table().bucket_count;
-    if (buckets_needed <= current) return true;
-    if (buckets_needed > max_bucket_count()) return false;
-    // Not exactly what n needs: a loop of small reserve() steps must grow O(log n) times
-    // and keep retired_bytes() bounded (growth_target()).
-    try {
-      return grow_to(growth_target(current, buckets_needed), false, 0, nullptr);
-    } catch (const std::bad_alloc&) {
-      return false;  // nothing changed
-    }
+    return reserve_locked(n);
+  }
+  /// Grows the table, if needed, to at least `buckets` buckets (std::unordered_map's
+  /// rehash: a bucket count; libcuckoo's rehash takes a power of two instead), by the
+  /// growth rule of reserve(). Returns true if bucket_count() >= buckets now; false,
+  /// changing nothing, if that is more than max_capacity allows or the rebuild fails.
+  /// Never shrinks (so the retired tables stay bounded). Locks held on return: none
+  /// (every stripe while it decides and grows).
+  bool rehash(std::size_t buckets) {
+    check_not_locked_by_this_thread();
+    const Guard all(stripes_, kAllStripes);
+    return rehash_locked(buckets);
   }
 
-  // Bytes the map holds for its tables: exactly live_bytes_per_slot() * capacity() +
-  // retired_bytes(), so less than (live_bytes_per_slot() + retained_bytes_per_slot()) *
-  // capacity(). Not counted: the stripe locks, the per-thread search buffers, and what
-  // items of other types own outside their slots (a std::string's heap buffer).
-  // Locks held on return: none (every stripe while it reads).
+  /// The locked view: every stripe held until it is destroyed or unlock()ed. See
+  /// LockedTable (detail/striped_map_locked.hpp) for what it offers and for what other
+  /// threads' operations do meanwhile. Throws LockedTableError if this thread already
+  /// holds this map's locked view. Locks held on return: every stripe (by the view).
+  LockedTable lock_table() {
+    check_not_locked_by_this_thread();
+    return LockedTable(*this);
+  }
+
+  /// Bytes the map holds for its tables: exactly live_bytes_per_slot() * capacity() +
+  /// retired_bytes(), so less than (live_bytes_per_slot() + retained_bytes_per_slot()) *
+  /// capacity(). Not counted: the stripe locks, the per-thread search buffers, and what
+  /// items of other types own outside their slots (a std::string's heap buffer).
+  /// Locks held on return: none (every stripe while it reads).
   std::size_t memory_bytes() const {
+    check_not_locked_by_this_thread();
     const Guard all(stripes_, kAllStripes);
     return live_table().live_bytes() + retired_bytes_locked();
   }
-  // Bytes the live table holds per slot: the slot (word, key and value, each an atomic)
-  // with atomic items; the slot word and the std::optional<std::pair<K, V>> with others.
+  /// Bytes the live table holds per slot: the slot (word, key and value, each an atomic)
+  /// with atomic items; the slot word and the std::optional<std::pair<K, V>> with others.
   static constexpr std::size_t live_bytes_per_slot() noexcept {
     if constexpr (kAtomicItems) {
       return sizeof(AtomicSlot);
@@ -421,8 +590,8 @@ class StripedMapWithFault {
       return sizeof(SlotWord) + sizeof(Slot);
     }
   }
-  // Bytes a retired table keeps per slot for lock-free readers: the whole slot with
-  // atomic items, the slot word with others.
+  /// Bytes a retired table keeps per slot for lock-free readers: the whole slot with
+  /// atomic items, the slot word with others.
   static constexpr std::size_t retained_bytes_per_slot() noexcept {
     if constexpr (kAtomicItems) {
       return sizeof(AtomicSlot);
@@ -430,34 +599,46 @@ class StripedMapWithFault {
       return sizeof(SlotWord);
     }
   }
-  // Bytes the retired tables keep for lock-free readers (see the top of this file):
-  // retained_bytes_per_slot() per slot of every table replaced so far, and always
-  //   retired_bytes() < retained_bytes_per_slot() * capacity(),
-  // whatever the sequence of inserts, reserve() and clear() calls.
-  // Locks held on return: none (every stripe while it reads).
+  /// Bytes the retired tables keep for lock-free readers (see the top of this file):
+  /// retained_bytes_per_slot() per slot of every table replaced so far, and always
+  ///   retired_bytes() < retained_bytes_per_slot() * capacity(),
+  /// whatever the sequence of inserts, reserve() and clear() calls.
+  /// Locks held on return: none (every stripe while it reads).
   std::size_t retired_bytes() const {
+    check_not_locked_by_this_thread();
     const Guard all(stripes_, kAllStripes);
     return retired_bytes_locked();
   }
 
-  // Lock-free snapshots. size() sums the per-stripe item counters: O(stripe_count()),
-  // exact when no insert or erase runs, and otherwise counts each concurrent insert or
-  // erase fully or not at all (detail/concurrent_map_locks.hpp).
+  /// Lock-free snapshots. size() sums the per-stripe item counters: O(stripe_count()),
+  /// exact when no insert or erase runs, and otherwise counts each concurrent insert or
+  /// erase fully or not at all (detail/concurrent_map_locks.hpp).
   std::size_t size() const noexcept { return stripes_.item_count(); }
+  /// Whether size() is 0 (the same snapshot).
   bool empty() const noexcept { return size() == 0; }
+  /// Buckets of the live table (one atomic load; no lock).
   std::uint32_t bucket_count() const noexcept {
     return table_.load(std::memory_order_acquire)->bucket_count;
   }
+  /// Slots of the live table: bucket_count() * kSlotsPerBucket (no lock).
   std::size_t capacity() const noexcept { return std::size_t{bucket_count()} * SlotsPerBucket; }
+  /// size() / capacity() (two snapshots; no lock).
   double load_factor() const noexcept {
     return static_cast<double>(size()) / static_cast<double>(capacity());
   }
+  /// The hash seed (never changes: growth does not reseed; swap exchanges it).
   std::uint64_t seed() const noexcept { return seed_; }
+  /// The validated configuration (swap and assignment exchange it).
   const CuckooMapConfig& config() const noexcept { return config_; }
+  /// The number of stripe locks (fixed by max_capacity).
   std::size_t stripe_count() const noexcept { return stripes_.count(); }
+  /// The hasher in use.
   const Hasher& hash_function() const noexcept { return hasher_; }
+  /// The key comparison in use.
   const KeyEqual& key_eq() const noexcept { return key_eq_; }
 
+  /// Counters of the operations on this object since construction (relaxed: exact once
+  /// the threads that used the map are joined; not exchanged by swap or moves).
   StripedMapStats stats() const noexcept {
     StripedMapStats s;
     s.inserts = counters_.sum(Counter::kInserts);
@@ -473,11 +654,12 @@ class StripedMapWithFault {
     return s;
   }
 
-  // Calls f(key, value) for every item, under every stripe: a consistent snapshot.
-  // REQUIRES: f does not call into this map (stripe locks are not recursive).
-  // Locks held on return: none.
+  /// Calls f(key, value) for every item, under every stripe: a consistent snapshot.
+  /// REQUIRES: f does not call into this map (stripe locks are not recursive).
+  /// Locks held on return: none.
   template <class F>
   void for_each(F&& f) const {
+    check_not_locked_by_this_thread();
     const Guard all(stripes_, kAllStripes);
     const Table& t = live_table();
     for (std::size_t pos = 0; pos < t.slot_count(); ++pos) {  // bounded by the slot count
@@ -492,21 +674,25 @@ class StripedMapWithFault {
     }
   }
 
-  std::vector<value_type> snapshot() const {
+  /// Every item, copied under every stripe (one consistent state). Only for copyable
+  /// keys and values. Locks held on return: none.
+  std::vector<value_type> snapshot() const
+    requires std::copy_constructible<K> && std::copy_constructible<V>
+  {
     std::vector<value_type> items;
     for_each([&](const K& key, const V& value) { items.emplace_back(key, value); });
     return items;
   }
 
-  // The two candidate buckets of key in the live table (a snapshot).
+  /// The two candidate buckets of key in the live table (a snapshot).
   std::pair<std::uint32_t, std::uint32_t> buckets_of(const K& key) const {
     const MapBucketPair pair = map_buckets(hash_key(key), bucket_count());
     return {pair.first, pair.second};
   }
 
-  // Verifies, under every stripe: every item sits in a candidate bucket of its key, its
-  // slot word holds those buckets, empty slots have the empty word, no key is stored
-  // twice, and size() equals the items stored. Returns "" or the first violation.
+  /// Verifies, under every stripe: every item sits in a candidate bucket of its key, its
+  /// slot word holds those buckets, empty slots have the empty word, no key is stored
+  /// twice, and size() equals the items stored. Returns "" or the first violation.
   std::string check_invariants() const;
 
  private:
@@ -578,6 +764,7 @@ class StripedMapWithFault {
   // Locks held: the two stripes during op; none on return.
   template <class Op>
   auto with_key_buckets(std::uint64_t hash, Op&& op) const {
+    check_not_locked_by_this_thread();
     // Bounded: kMaxTableRetries retries, each because table_ was replaced since the load.
     for (unsigned retry = 0; retry < kMaxTableRetries; ++retry) {
       // acquire: pairs with the release store that published the table (its words and
@@ -795,8 +982,11 @@ class StripedMapWithFault {
   // Locks held on return: none.
   template <class KK, class VV, class Present>
   InsertResult insert_exclusive(KK&& key, VV&& value, std::uint64_t hash, Present& assign);
+  template <class KK, class VV, class Present>
+  InsertResult insert_all_held(KK&& key, VV&& value, std::uint64_t hash, Present& assign,
+                               std::size_t* where);
   template <class KK, class VV>
-  bool grow_and_place(KK&& key, VV&& value, std::uint64_t hash);
+  std::size_t grow_and_place(KK&& key, VV&& value, std::uint64_t hash);
   bool grow_to(std::uint32_t buckets, bool with_pending, std::uint64_t pending_hash,
                std::size_t* pending_pos);
   std::uint32_t growth_target(std::uint32_t current, std::uint64_t needed) const noexcept;
@@ -812,6 +1002,81 @@ class StripedMapWithFault {
     return bytes;
   }
 
+  // REQUIRES: every stripe held.
+  void clear_locked() noexcept {
+    Table& t = live_table();
+    for (std::size_t pos = 0; pos < t.slot_count(); ++pos) {  // bounded by the slot count
+      if (t.occupied(pos)) t.clear_slot(pos);
+    }
+    stripes_.reset_items();
+  }
+  // reserve(n) and rehash(buckets) once every stripe is held. REQUIRES: every stripe held.
+  bool reserve_locked(std::size_t n) {
+    if (n > config_.max_capacity) return false;
+    const std::uint64_t slots_needed =
+        (std::uint64_t{n} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
+    return grow_to_at_least((slots_needed + SlotsPerBucket - 1) / SlotsPerBucket);
+  }
+  bool rehash_locked(std::size_t buckets) { return grow_to_at_least(buckets); }
+  bool grow_to_at_least(std::uint64_t buckets_needed) {
+    const std::uint32_t current = live_table().bucket_count;
+    if (buckets_needed <= current) return true;
+    if (buckets_needed > max_bucket_count()) return false;
+    // Not exactly what is needed: a loop of small reserve() steps must grow O(log n)
+    // times and keep retired_bytes() bounded (growth_target()).
+    try {
+      return grow_to(growth_target(current, buckets_needed), false, 0, nullptr);
+    } catch (const std::bad_alloc&) {
+      return false;  // nothing changed
+    }
+  }
+
+  // The copy constructor's body: other's live table copied slot by slot (same seed and
+  // bucket count, so every item keeps its slot), under every stripe of other.
+  // Locks held on return: none.
+  void copy_from(const StripedMapWithFault& other) {
+    other.check_not_locked_by_this_thread();
+    const Guard all(other.stripes_, kAllStripes);
+    const Table& source = other.live_table();
+    auto copy = std::make_unique<Table>(source.bucket_count);
+    std::int64_t items = 0;
+    for (std::size_t pos = 0; pos < source.slot_count(); ++pos) {  // bounded by the slots
+      if (!source.occupied(pos)) continue;
+      copy->fill_slot(pos, unpack_buckets(source.word(pos).load(std::memory_order_relaxed)),
+                      source.key(pos), source.value(pos));
+      ++items;
+    }
+    stripes_.add_items(0, items);  // nobody else can see this map yet
+    tables_.push_back(std::move(copy));
+    table_.store(tables_.back().get(), std::memory_order_release);
+  }
+
+  // ---- Self-deadlock detection (the locked view) --------------------------------------
+  //
+  // view_owner_ is the calling thread's marker (this_thread_marker(), one per thread of
+  // the sync policy) while a thread that called lock_table() holds the view, null
+  // otherwise. Every member that is about to take a stripe first checks it and throws
+  // LockedTableError if it names the calling thread: it would wait for a lock it holds
+  // itself. Only a thread's own store can make the check true for it, and a thread
+  // reads its own latest store of view_owner_ (coherence), so relaxed is enough and
+  // there are no false positives; the cost is one load of a line that is written only
+  // by lock_table() and unlock(). A plain std::atomic, not Sync's: it is a diagnostic,
+  // not part of the concurrency protocol, so the explorer has no scheduling point here.
+  struct ThreadMarker {
+    char unused = 0;
+  };
+  static const void* this_thread_marker() noexcept {
+    return &Sync::template thread_local_object<ThreadMarker>();
+  }
+  void check_not_locked_by_this_thread() const {
+    const void* owner = view_owner_.load(std::memory_order_relaxed);
+    if (owner != nullptr && owner == this_thread_marker()) [[unlikely]] {
+      throw LockedTableError(
+          "StripedConcurrentMap: this thread holds the map's locked view (lock_table()); "
+          "use the view, or unlock() it first: the call would wait for itself forever");
+    }
+  }
+
   // The maps' one configuration rule (detail/map_config.hpp) with this design's limits:
   // throws ConfigError naming the first invalid field, draws a seed if there is none.
   static CuckooMapConfig validated(const CuckooMapConfig& config) {
@@ -820,11 +1085,14 @@ class StripedMapWithFault {
                                                         kMapMaxPathLength});
   }
 
-  const CuckooMapConfig config_;
-  const std::uint64_t seed_;
+  // Not const: swap() exchanges them (nothing else writes them after construction).
+  CuckooMapConfig config_;
+  std::uint64_t seed_;
   mutable Stripes stripes_;
   // The live table. Replaced (release store) only by a growth holding every stripe.
   typename Sync::template Atomic<Table*> table_{nullptr};
+  // The thread holding the locked view, or null (see "Self-deadlock detection").
+  std::atomic<const void*> view_owner_{nullptr};
   // Every table ever made, the live one last; changed only under every stripe. Retired
   // tables keep their words for lock-free readers (see the top of this file).
   std::vector<std::unique_ptr<Table>> tables_;
@@ -849,6 +1117,7 @@ class StripedMapWithFault {
 #include "striped_map_path.hpp"
 #include "striped_map_growth.hpp"
 #include "striped_map_invariants.hpp"
+#include "striped_map_locked.hpp"
 
 #undef CUCKOO_STRIPED_MAP
 #undef CUCKOO_STRIPED_MAP_TEMPLATE

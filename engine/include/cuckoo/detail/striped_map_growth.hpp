@@ -56,12 +56,32 @@ InsertResult CUCKOO_STRIPED_MAP::insert_exclusive(KK&& key, VV&& value, std::uin
                                                 Present& assign) {
   const Guard all(stripes_, kAllStripes);
   count(Counter::kExclusiveInserts);
+  return insert_all_held(std::forward<KK>(key), std::forward<VV>(value), hash, assign, nullptr);
+}
+
+// The insert with every stripe held (the exclusive insert, and the locked view's): the
+// key's buckets, a free slot, a cuckoo path moved directly, then growth. If `where` is
+// given, *where is the key's slot afterwards (kNoPosition when the result is kFull or
+// the key was erased by uprase_fn). REQUIRES: every stripe held. Locks held on return:
+// what the caller held.
+CUCKOO_STRIPED_MAP_TEMPLATE
+template <class KK, class VV, class Present>
+InsertResult CUCKOO_STRIPED_MAP::insert_all_held(KK&& key, VV&& value, std::uint64_t hash,
+                                                 Present& assign, std::size_t* where) {
+  std::size_t ignored = kNoPosition;
+  std::size_t& placed = where != nullptr ? *where : ignored;
+  placed = kNoPosition;
   Table& t = live_table();
   const MapBucketPair pair = map_buckets(hash, t.bucket_count);
   std::size_t pos = position_in(t, pair, key);
-  if (pos != kNoPosition) return settle_present(t, pos, pair, std::forward<VV>(value), assign);
+  if (pos != kNoPosition) {
+    const InsertResult result = settle_present(t, pos, pair, std::forward<VV>(value), assign);
+    if (t.occupied(pos)) placed = pos;
+    return result;
+  }
   pos = free_position(t, pair);
   if (pos != kNoPosition) {
+    placed = pos;
     return place_new(t, pos, pair, std::forward<KK>(key), std::forward<VV>(value));
   }
   try {
@@ -70,6 +90,7 @@ InsertResult CUCKOO_STRIPED_MAP::insert_exclusive(KK&& key, VV&& value, std::uin
     if (thread_search().find_path(view, pair.first, pair.second, config_.max_path_length,
                                   path)) {
       MapPathSearch<SlotsPerBucket>::apply(view, path);
+      placed = slot_index(path.hops[0]);
       return place_new(t, slot_index(path.hops[0]), pair, std::forward<KK>(key),
                        std::forward<VV>(value));
     }
@@ -82,15 +103,12 @@ InsertResult CUCKOO_STRIPED_MAP::insert_exclusive(KK&& key, VV&& value, std::uin
       // insert leaves the caller's key and value untouched. Where a copy can throw it
       // is made first, before any item moves (moves are nothrow).
       if constexpr (std::is_nothrow_constructible_v<value_type, KK&&, VV&&>) {
-        if (grow_and_place(std::forward<KK>(key), std::forward<VV>(value), hash)) {
-          return InsertResult::kInserted;
-        }
+        placed = grow_and_place(std::forward<KK>(key), std::forward<VV>(value), hash);
       } else {
         value_type item(std::forward<KK>(key), std::forward<VV>(value));
-        if (grow_and_place(std::move(item.first), std::move(item.second), hash)) {
-          return InsertResult::kInserted;
-        }
+        placed = grow_and_place(std::move(item.first), std::move(item.second), hash);
       }
+      if (placed != kNoPosition) return InsertResult::kInserted;
     }
   } catch (const std::bad_alloc&) {
     // Searches and rebuilds allocate before they change anything: nothing changed.
@@ -102,12 +120,12 @@ InsertResult CUCKOO_STRIPED_MAP::insert_exclusive(KK&& key, VV&& value, std::uin
 // Growth for an insert: at most kMaxGrowthSteps sizes from growth_target(), each at
 // least twice the last, until the items and the new key fit; the key and value are
 // moved in only then.
-// Returns false, having changed nothing, when no size fits. May throw std::bad_alloc
-// before anything changed. REQUIRES: every stripe held; the move from KK and VV is
-// nothrow.
+// Returns the key's slot in the new table; kNoPosition, having changed nothing, when no
+// size fits. May throw std::bad_alloc before anything changed. REQUIRES: every stripe
+// held; the move from KK and VV is nothrow.
 CUCKOO_STRIPED_MAP_TEMPLATE
 template <class KK, class VV>
-bool CUCKOO_STRIPED_MAP::grow_and_place(KK&& key, VV&& value, std::uint64_t hash) {
+std::size_t CUCKOO_STRIPED_MAP::grow_and_place(KK&& key, VV&& value, std::uint64_t hash) {
   std::uint32_t target = live_table().bucket_count;
   for (unsigned step = 0; step < kMaxGrowthSteps; ++step) {
     if (target >= max_bucket_count()) break;
@@ -118,10 +136,10 @@ bool CUCKOO_STRIPED_MAP::grow_and_place(KK&& key, VV&& value, std::uint64_t hash
                              std::forward<VV>(value));
       stripes_.add_items(0, 1);  // every stripe is held
       count(Counter::kInserts);
-      return true;
+      return pos;
     }
   }
-  return false;
+  return kNoPosition;
 }
 
 // The bucket count a growth from `current` buckets builds when it needs at least

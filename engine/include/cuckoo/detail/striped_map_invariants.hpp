@@ -13,6 +13,7 @@ namespace detail {
 
 CUCKOO_STRIPED_MAP_TEMPLATE
 std::string CUCKOO_STRIPED_MAP::check_invariants() const {
+  check_not_locked_by_this_thread();
   const Guard all(stripes_, kAllStripes);
   const Table& t = live_table();
   std::size_t items = 0;

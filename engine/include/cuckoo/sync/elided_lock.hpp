@@ -131,46 +131,54 @@
 
 namespace cuckoo::sync {
 
-// The seed's mode argument: 0 for lookups, 1 for updates.
+/// The seed's mode argument: 0 for lookups, 1 for updates.
 enum class ElisionMode : std::uint8_t { kRead = 0, kWrite = 1 };
 
+/// The mode's name ("read", "write").
 constexpr std::string_view to_string(ElisionMode m) noexcept {
   return m == ElisionMode::kRead ? "read" : "write";
 }
 
-// Locking-mode tags.
+/// Locking-mode tags.
 struct ReadMode {
+  /// ElisionMode::kRead.
   static constexpr ElisionMode kMode = ElisionMode::kRead;
 };
+/// The write mode's tag (updates).
 struct WriteMode {
+  /// ElisionMode::kWrite.
   static constexpr ElisionMode kMode = ElisionMode::kWrite;
 };
+/// The read mode, as a value: lock.with(kReadMode, f).
 inline constexpr ReadMode kReadMode{};
+/// The write mode, as a value: lock.with(kWriteMode, f).
 inline constexpr WriteMode kWriteMode{};
 
 template <class M>
 concept ElisionModeTag = std::same_as<M, ReadMode> || std::same_as<M, WriteMode>;
 
-// Guard tag: skip the transaction, take the fallback lock directly (for critical
-// sections known to abort: system calls, I/O, large footprints).
+/// Guard tag: skip the transaction, take the fallback lock directly (for critical
+/// sections known to abort: system calls, I/O, large footprints).
 struct NoElision {};
+/// The NoElision tag, as a value: ElidedGuard<Mode> guard(lock, kNoElision).
 inline constexpr NoElision kNoElision{};
 
-// How a guard holds the lock.
+/// How a guard holds the lock.
 enum class ElisionPath : std::uint8_t {
-  kTransaction,  // inside a transaction, no lock held
-  kFallback,     // holding the fallback lock
+  kTransaction,  ///< inside a transaction, no lock held
+  kFallback,     ///< holding the fallback lock
 };
 
+/// The path's name, as used in reports.
 constexpr std::string_view to_string(ElisionPath p) noexcept {
   return p == ElisionPath::kTransaction ? "transaction" : "fallback";
 }
 
-// What ElidedLock needs from its fallback lock: an exclusive lock with lock()/unlock()
-// (any thread-affine node bookkeeping hidden inside, as McsLock's thread-local nodes),
-// and is_locked(), a read of the very word lock() writes, true from the acquiring
-// write until the release (a hardware transaction that read it must be aborted by
-// any acquisition). is_locked() must acquire (see McsLock::is_locked).
+/// What ElidedLock needs from its fallback lock: an exclusive lock with lock()/unlock()
+/// (any thread-affine node bookkeeping hidden inside, as McsLock's thread-local nodes),
+/// and is_locked(), a read of the very word lock() writes, true from the acquiring
+/// write until the release (a hardware transaction that read it must be aborted by
+/// any acquisition). is_locked() must acquire (see McsLock::is_locked).
 template <class L>
 concept ElisionFallback = std::default_initializable<L> && requires(L& l, const L& cl) {
   l.lock();
@@ -178,29 +186,31 @@ concept ElisionFallback = std::default_initializable<L> && requires(L& l, const 
   { cl.is_locked() } -> std::convertible_to<bool>;
 };
 
-// Counters of one ElidedLock (relaxed statistics; exact once the threads that used the
-// lock have been joined). Every critical section is counted once, by its final path:
-//   transactional_reads + transactional_writes + fallback_reads + fallback_writes
-//     == number of guards that have been destroyed
-//   fallback_reads + fallback_writes == fallback_not_started + fallback_no_retry
-//     + fallback_retries_exhausted + fallback_requested  (once all guards are gone)
+/// Counters of one ElidedLock (relaxed statistics; exact once the threads that used the
+/// lock have been joined). Every critical section is counted once, by its final path:
+///   transactional_reads + transactional_writes + fallback_reads + fallback_writes
+///     == number of guards that have been destroyed
+///   fallback_reads + fallback_writes == fallback_not_started + fallback_no_retry
+///     + fallback_retries_exhausted + fallback_requested  (once all guards are gone)
 struct ElisionStats {
-  HtmStats htm;                           // the transaction primitive's own counters
-  std::uint64_t transactional_reads = 0;  // committed transactions, per mode
-  std::uint64_t transactional_writes = 0;
-  std::uint64_t fallback_reads = 0;  // critical sections run under the fallback lock
-  std::uint64_t fallback_writes = 0;
-  std::uint64_t lock_busy_aborts = 0;  // explicit aborts: fallback lock seen held
-  std::uint64_t retries = 0;           // transaction attempts after the first
-  // Why the fallback lock was taken:
-  std::uint64_t fallback_not_started = 0;        // the backend does not do transactions
-  std::uint64_t fallback_no_retry = 0;           // the abort status said retry won't help
-  std::uint64_t fallback_retries_exhausted = 0;  // kMaxTransactionRetries reached
-  std::uint64_t fallback_requested = 0;          // guard built with kNoElision
+  HtmStats htm;                           ///< the transaction primitive's own counters
+  std::uint64_t transactional_reads = 0;  ///< committed transactions, per mode
+  std::uint64_t transactional_writes = 0;  ///< committed write transactions
+  std::uint64_t fallback_reads = 0;  ///< critical sections run under the fallback lock
+  std::uint64_t fallback_writes = 0;  ///< write sections run under the fallback lock
+  std::uint64_t lock_busy_aborts = 0;  ///< explicit aborts: fallback lock seen held
+  std::uint64_t retries = 0;           ///< transaction attempts after the first
+  /// Why the fallback lock was taken:
+  std::uint64_t fallback_not_started = 0;        ///< the backend does not do transactions
+  std::uint64_t fallback_no_retry = 0;           ///< the abort status said retry won't help
+  std::uint64_t fallback_retries_exhausted = 0;  ///< kMaxTransactionRetries reached
+  std::uint64_t fallback_requested = 0;          ///< guard built with kNoElision
 
+  /// Committed transactions, both modes.
   std::uint64_t transactions() const noexcept {
     return transactional_reads + transactional_writes;
   }
+  /// Critical sections run under the fallback lock, both modes.
   std::uint64_t fallbacks() const noexcept { return fallback_reads + fallback_writes; }
 };
 
@@ -225,65 +235,77 @@ enum class ElisionCounter : std::size_t {
 template <ElisionModeTag Mode, ElisionFallback Fallback, class Sync>
 class ElidedGuard;
 
+/// One lock elided with hardware transactions, falling back to a lock (an MCS lock by
+/// default), in read and write modes: a critical section runs as a transaction that reads
+/// the fallback lock's word, and under the fallback lock after its retries. The backend
+/// is chosen at run time by an HtmPolicy. See the design comment at the top of
+/// elided_lock.hpp for the locks held on each return path.
+/// Sync: the sync policy (policy.hpp).
 template <ElisionFallback Fallback = McsLock, class Sync = StdSync>
 class BasicElidedLock {
   using Htm = typename Sync::Htm;
 
  public:
-  // Transaction attempts after the first before the fallback lock is taken (the seed's
-  // MAX_RETRIES, which counts attempts, is kMaxTransactionRetries + 1).
+  /// Transaction attempts after the first before the fallback lock is taken (the seed's
+  /// MAX_RETRIES, which counts attempts, is kMaxTransactionRetries + 1).
   static constexpr std::uint32_t kMaxTransactionRetries = 4;
   static_assert(kMaxTransactionRetries < 64, "a retry bound, not an unbounded loop");
 
-  // The XABORT code of "the fallback lock is held" (Listing 1.1 line 18: XABORT(1)).
+  /// The XABORT code of "the fallback lock is held" (Listing 1.1 line 18: XABORT(1)).
   static constexpr std::uint8_t kLockBusyAbortCode = 1;
 
-  // Throws ConfigError if the policy is invalid (HtmPolicy::validate()).
+  /// Throws ConfigError if the policy is invalid (HtmPolicy::validate()).
   explicit BasicElidedLock(HtmPolicy policy = HtmPolicy::automatic()) : htm_(std::move(policy)) {}
 
   BasicElidedLock(const BasicElidedLock&) = delete;
   BasicElidedLock& operator=(const BasicElidedLock&) = delete;
 
-  // Declares `object` as plain memory the critical sections of this lock write, so that
-  // an emulated transaction of the checking policy can restore it when it aborts (see
-  // Htm::protect). Production: no effect. REQUIRES: `object` outlives the lock.
+  /// Declares `object` as plain memory the critical sections of this lock write, so that
+  /// an emulated transaction of the checking policy can restore it when it aborts (see
+  /// Htm::protect). Production: no effect. REQUIRES: `object` outlives the lock.
   template <class T>
   void protect(T& object) noexcept {
     htm_.protect(object);
   }
 
-  // Runs f() as one critical section in the given mode and returns what it returns.
-  // Under hardware transactions f may run more than once (aborted runs are rolled back
-  // without a trace); it must not do what a transaction cannot undo (I/O, system calls)
-  // unless it tolerates that (such calls abort the transaction; the final run is under
-  // the fallback lock). Locks held: as the guard (see the top of this file).
+  /// Runs f() as one critical section in the given mode and returns what it returns.
+  /// Under hardware transactions f may run more than once (aborted runs are rolled back
+  /// without a trace); it must not do what a transaction cannot undo (I/O, system calls)
+  /// unless it tolerates that (such calls abort the transaction; the final run is under
+  /// the fallback lock). Locks held: as the guard (see the top of this file).
   template <ElisionModeTag Mode, class F>
   std::invoke_result_t<F&&> with(Mode, F&& f) {
     const ElidedGuard<Mode, Fallback, Sync> guard(*this);
     return std::invoke(std::forward<F>(f));
   }
+  /// with(kReadMode, f): f as one critical section in read mode.
   template <class F>
   std::invoke_result_t<F&&> with_read(F&& f) {
     return with(kReadMode, std::forward<F>(f));
   }
+  /// with(kWriteMode, f): f as one critical section in write mode.
   template <class F>
   std::invoke_result_t<F&&> with_write(F&& f) {
     return with(kWriteMode, std::forward<F>(f));
   }
 
-  // Whether the fallback lock is held or waited for right now (a racy snapshot).
+  /// Whether the fallback lock is held or waited for right now (a racy snapshot).
   bool is_locked() const noexcept { return fallback_.is_locked(); }
 
-  // The mode of the current or last fallback holder (the seed's mutex->mode). kWrite
-  // before any fallback acquisition. Relaxed snapshot, for diagnostics.
+  /// The mode of the current or last fallback holder (the seed's mutex->mode). kWrite
+  /// before any fallback acquisition. Relaxed snapshot, for diagnostics.
   ElisionMode last_fallback_mode() const noexcept {
     return fallback_mode_.load(std::memory_order_relaxed);
   }
 
+  /// The hardware-transaction policy the lock was built with.
   const HtmPolicy& policy() const noexcept { return htm_.policy(); }
+  /// The policy's backend.
   HtmBackend backend() const noexcept { return htm_.backend(); }
+  /// The backend that actually runs (automatic() resolved for this CPU).
   HtmBackend effective_backend() const noexcept { return htm_.effective_backend(); }
 
+  /// How the critical sections ran: transactions, aborts, fallbacks.
   ElisionStats stats() const noexcept {
     using C = detail::ElisionCounter;
     ElisionStats s;
@@ -301,8 +323,8 @@ class BasicElidedLock {
     return s;
   }
 
-  // The retry decision after a failed attempt (see the top of this file). Public so
-  // that tests and tuning can see it.
+  /// The retry decision after a failed attempt (see the top of this file). Public so
+  /// that tests and tuning can see it.
   static constexpr bool worth_retrying(HtmStatus status) noexcept {
     if (status.is_explicit()) return status.code() == kLockBusyAbortCode;
     return status.may_retry() || status.is_conflict();
@@ -312,11 +334,11 @@ class BasicElidedLock {
   template <ElisionModeTag, ElisionFallback, class>
   friend class ElidedGuard;
 
-  // Listing 1.1. Returns the path taken; locks held on return: see the top.
+  /// Listing 1.1. Returns the path taken; locks held on return: see the top.
   template <ElisionModeTag Mode>
   ElisionPath acquire() noexcept {
     using C = detail::ElisionCounter;
-    std::uint32_t retries = 0;  // Listing 1.1 `retries`
+    std::uint32_t retries = 0;  ///< Listing 1.1 `retries`
     // Bounded: each pass either returns or increments `retries`, and the pass that
     // finds retries == kMaxTransactionRetries returns; so at most
     // 1 + kMaxTransactionRetries transaction attempts.
@@ -344,7 +366,7 @@ class BasicElidedLock {
     }
   }
 
-  // Listing 1.1 lines 28-36. Returns with the fallback lock held.
+  /// Listing 1.1 lines 28-36. Returns with the fallback lock held.
   ElisionPath acquire_fallback(ElisionMode mode, detail::ElisionCounter reason) noexcept {
     count(reason);
     fallback_.lock();
@@ -361,8 +383,8 @@ class BasicElidedLock {
     return acquire_fallback(mode, detail::ElisionCounter::kFallbackRequested);
   }
 
-  // Listing 1.2. REQUIRES: `path` is what acquire*() returned to this thread's guard.
-  // Returns with no lock held and no transaction open.
+  /// Listing 1.2. REQUIRES: `path` is what acquire*() returned to this thread's guard.
+  /// Returns with no lock held and no transaction open.
   void release(ElisionPath path, ElisionMode mode) noexcept {
     using C = detail::ElisionCounter;
     if (path == ElisionPath::kTransaction) {
@@ -375,8 +397,8 @@ class BasicElidedLock {
     }
   }
 
-  // Listing 1.1 lines 23-24. Documented spin: lasts as long as fallback holders hold
-  // the lock (and waiters wait for it).
+  /// Listing 1.1 lines 23-24. Documented spin: lasts as long as fallback holders hold
+  /// the lock (and waiters wait for it).
   void wait_until_unlocked() const noexcept {
     typename Sync::SpinWait spin;
     while (fallback_.is_locked()) spin.wait();
@@ -385,25 +407,27 @@ class BasicElidedLock {
   void count(detail::ElisionCounter c) noexcept { counters_.add(c); }
 
   Fallback fallback_;
-  // The seed's `mode` (locklib_mutex_t, Listing 1.1 line 8): written by fallback
-  // holders, on its own line so that it does not share one with read-mostly state.
+  /// The seed's `mode` (locklib_mutex_t, Listing 1.1 line 8): written by fallback
+  /// holders, on its own line so that it does not share one with read-mostly state.
   alignas(detail::kCacheLineSize) std::atomic<ElisionMode> fallback_mode_{ElisionMode::kWrite};
   Htm htm_;
   detail::ShardedCounters<static_cast<std::size_t>(detail::ElisionCounter::kCount)> counters_;
 };
 
-// Scoped RAII holder of an ElidedLock in one mode. The constructor runs Listing 1.1
-// (transaction, or fallback lock), the destructor Listing 1.2 (commit, or release).
-// Not copyable or movable. Locks held on each return: see the top of this file.
-//
-//   ElidedGuard<WriteMode> guard(lock);               // elide, fall back if needed
-//   ElidedGuard<ReadMode> guard(lock);
-//   ElidedGuard<WriteMode> guard(lock, kNoElision);   // fallback lock directly
+/// Scoped RAII holder of an ElidedLock in one mode. The constructor runs Listing 1.1
+/// (transaction, or fallback lock), the destructor Listing 1.2 (commit, or release).
+/// Not copyable or movable. Locks held on each return: see the top of this file.
+///
+///   ElidedGuard<WriteMode> guard(lock);               // elide, fall back if needed
+///   ElidedGuard<ReadMode> guard(lock);
+///   ElidedGuard<WriteMode> guard(lock, kNoElision);   // fallback lock directly
 template <ElisionModeTag Mode, ElisionFallback Fallback = McsLock, class Sync = StdSync>
 class ElidedGuard {
  public:
+  /// Takes the lock in Mode: a transaction if one starts, else the fallback lock.
   explicit ElidedGuard(BasicElidedLock<Fallback, Sync>& lock) noexcept
       : lock_(lock), path_(lock.template acquire<Mode>()) {}
+  /// Takes the fallback lock in Mode directly, without a transaction.
   ElidedGuard(BasicElidedLock<Fallback, Sync>& lock, NoElision) noexcept
       : lock_(lock), path_(lock.acquire_without_elision(Mode::kMode)) {}
 
@@ -412,8 +436,11 @@ class ElidedGuard {
 
   ~ElidedGuard() { lock_.release(path_, Mode::kMode); }
 
+  /// How the guard holds the lock.
   ElisionPath path() const noexcept { return path_; }
+  /// Whether the guard runs inside a transaction (no lock held).
   bool in_transaction() const noexcept { return path_ == ElisionPath::kTransaction; }
+  /// The guard's mode.
   static constexpr ElisionMode mode() noexcept { return Mode::kMode; }
 
  private:
@@ -421,12 +448,14 @@ class ElidedGuard {
   const ElisionPath path_;
 };
 
-// The production lock: sync::Htm (RTM where the CPU has it) and std::atomic.
+/// The production lock: sync::Htm (RTM where the CPU has it) and std::atomic.
 template <ElisionFallback Fallback = McsLock>
 using ElidedLock = BasicElidedLock<Fallback, StdSync>;
 
+/// A read-mode guard of an ElidedLock.
 template <ElisionFallback Fallback = McsLock>
 using ElidedReadGuard = ElidedGuard<ReadMode, Fallback>;
+/// A write-mode guard of an ElidedLock.
 template <ElisionFallback Fallback = McsLock>
 using ElidedWriteGuard = ElidedGuard<WriteMode, Fallback>;
 

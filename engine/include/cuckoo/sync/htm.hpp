@@ -74,15 +74,17 @@
 
 namespace cuckoo::sync {
 
+/// Which implementation runs an elided lock's transactions (HtmPolicy::backend).
 enum class HtmBackend : std::uint8_t {
-  kHardware,
-  kDisabled,
-  kAlwaysAbort,
-  kScripted,
-  kRandom,
-  kSerialEmulation,
+  kHardware,         ///< real RTM (never executes an RTM instruction on a CPU without it)
+  kDisabled,         ///< never starts a transaction: the fallback lock only
+  kAlwaysAbort,      ///< every begin() aborts with the policy's status
+  kScripted,         ///< begin() aborts with the policy's script of statuses
+  kRandom,           ///< begin() aborts with the policy's probability, reproducibly
+  kSerialEmulation,  ///< transactions emulated under a mutex
 };
 
+/// The backend's name, as reports print it ("hardware", "disabled", ...).
 constexpr std::string_view to_string(HtmBackend b) noexcept {
   switch (b) {
     case HtmBackend::kHardware: return "hardware";
@@ -95,66 +97,80 @@ constexpr std::string_view to_string(HtmBackend b) noexcept {
   return "unknown";
 }
 
-// True iff this build contains the RTM code (not CUCKOO_NO_HARDWARE_RTM, x86) and the
-// CPU enumerates RTM (CPUID.(EAX=7,ECX=0):EBX[11]) without RTM_ALWAYS_ABORT
-// (CPUID.(EAX=7,ECX=0):EDX[11]). Only then does the kHardware backend execute RTM
-// instructions. Cached after the first call; thread-safe.
+/// True iff this build contains the RTM code (not CUCKOO_NO_HARDWARE_RTM, x86) and the
+/// CPU enumerates RTM (CPUID.(EAX=7,ECX=0):EBX[11]) without RTM_ALWAYS_ABORT
+/// (CPUID.(EAX=7,ECX=0):EDX[11]). Only then does the kHardware backend execute RTM
+/// instructions. Cached after the first call; thread-safe.
 inline bool hardware_rtm_available() noexcept {
   return detail::kRtmCompiled && detail::cpuid_reports_rtm();
 }
 
-// The outcome of Htm::begin() and Htm::abort(): RTM's EAX encoding, plus one bit of our
-// own (kNotStarted) that RTM never sets (bits 6..23 are reserved).
+/// The outcome of Htm::begin() and Htm::abort(): RTM's EAX encoding, plus one bit of our
+/// own (kNotStarted) that RTM never sets (bits 6..23 are reserved).
 class HtmStatus {
  public:
-  static constexpr std::uint32_t kStartedValue = detail::rtm_bits::kStarted;
-  static constexpr std::uint32_t kExplicit = detail::rtm_bits::kExplicit;  // abort(code)
-  static constexpr std::uint32_t kRetry = detail::rtm_bits::kRetry;  // may succeed on retry
-  static constexpr std::uint32_t kConflict = detail::rtm_bits::kConflict;  // data conflict
-  static constexpr std::uint32_t kCapacity = detail::rtm_bits::kCapacity;  // footprint
-  static constexpr std::uint32_t kDebug = detail::rtm_bits::kDebug;    // debug breakpoint
-  static constexpr std::uint32_t kNested = detail::rtm_bits::kNested;  // in a nested txn
-  static constexpr std::uint32_t kNotStarted = 1u << 16;  // ours: backend did not try
-  static constexpr std::uint32_t kCodeShift = detail::rtm_bits::kCodeShift;
+  static constexpr std::uint32_t kStartedValue = detail::rtm_bits::kStarted;  ///< begin() started
+  static constexpr std::uint32_t kExplicit = detail::rtm_bits::kExplicit;  ///< abort(code)
+  static constexpr std::uint32_t kRetry = detail::rtm_bits::kRetry;  ///< may succeed on retry
+  static constexpr std::uint32_t kConflict = detail::rtm_bits::kConflict;  ///< data conflict
+  static constexpr std::uint32_t kCapacity = detail::rtm_bits::kCapacity;  ///< footprint
+  static constexpr std::uint32_t kDebug = detail::rtm_bits::kDebug;    ///< debug breakpoint
+  static constexpr std::uint32_t kNested = detail::rtm_bits::kNested;  ///< in a nested txn
+  static constexpr std::uint32_t kNotStarted = 1u << 16;  ///< ours: backend did not try
+  static constexpr std::uint32_t kCodeShift = detail::rtm_bits::kCodeShift;  ///< abort code's bits
+  /// Every abort-reason bit.
   static constexpr std::uint32_t kReasonBits =
       kExplicit | kRetry | kConflict | kCapacity | kDebug | kNested;
 
-  // Raw 0: an abort that gives no reason (interrupt, system call, page fault, an
-  // instruction that always aborts).
+  /// Raw 0: an abort that gives no reason (interrupt, system call, page fault, an
+  /// instruction that always aborts).
   constexpr HtmStatus() noexcept = default;
+  /// A status from its raw RTM encoding.
   constexpr explicit HtmStatus(std::uint32_t raw) noexcept : raw_(raw) {}
 
+  /// The status of a transaction that started.
   static constexpr HtmStatus make_started() noexcept { return HtmStatus(kStartedValue); }
+  /// The status of a begin() that did not try (kDisabled, or no RTM).
   static constexpr HtmStatus make_not_started() noexcept { return HtmStatus(kNotStarted); }
+  /// An explicit abort with the given code, as abort(code) gives.
   static constexpr HtmStatus make_explicit(std::uint8_t code) noexcept {
     return HtmStatus(kExplicit | (std::uint32_t{code} << kCodeShift));
   }
+  /// A conflict abort, with the retry bit when `retry`.
   static constexpr HtmStatus make_conflict(bool retry = true) noexcept {
     return HtmStatus(kConflict | (retry ? kRetry : 0u));
   }
+  /// A capacity abort.
   static constexpr HtmStatus make_capacity() noexcept { return HtmStatus(kCapacity); }
 
+  /// The raw encoding.
   constexpr std::uint32_t raw() const noexcept { return raw_; }
-  // A transaction is running on this thread.
+  /// A transaction is running on this thread.
   constexpr bool is_started() const noexcept { return raw_ == kStartedValue; }
-  // The backend did not try (kDisabled, or kHardware without RTM): no transaction ran.
+  /// The backend did not try (kDisabled, or kHardware without RTM): no transaction ran.
   constexpr bool is_not_started() const noexcept { return !is_started() && has(kNotStarted); }
-  // A transaction was attempted and aborted (or an abort was injected at begin).
+  /// A transaction was attempted and aborted (or an abort was injected at begin).
   constexpr bool is_abort() const noexcept { return !is_started() && !has(kNotStarted); }
+  /// An abort by abort(code).
   constexpr bool is_explicit() const noexcept { return is_abort() && has(kExplicit); }
+  /// An abort after which a retry may succeed.
   constexpr bool may_retry() const noexcept { return is_abort() && has(kRetry); }
+  /// An abort by a data conflict with another thread.
   constexpr bool is_conflict() const noexcept { return is_abort() && has(kConflict); }
+  /// An abort because the transaction's footprint was too large.
   constexpr bool is_capacity() const noexcept { return is_abort() && has(kCapacity); }
+  /// An abort at a debug breakpoint.
   constexpr bool is_debug() const noexcept { return is_abort() && has(kDebug); }
+  /// An abort inside a nested transaction.
   constexpr bool is_nested() const noexcept { return is_abort() && has(kNested); }
-  // The 8-bit code given to abort(); meaningful when is_explicit().
+  /// The 8-bit code given to abort(); meaningful when is_explicit().
   constexpr std::uint8_t code() const noexcept {
     return static_cast<std::uint8_t>(raw_ >> kCodeShift);
   }
 
   friend constexpr bool operator==(HtmStatus, HtmStatus) = default;
 
-  // "started", "not_started", or "abort(explicit code=1 retry conflict ...)".
+  /// "started", "not_started", or "abort(explicit code=1 retry conflict ...)".
   std::string to_string() const {
     if (is_started()) return "started";
     if (is_not_started()) return "not_started";
@@ -175,15 +191,15 @@ class HtmStatus {
   std::uint32_t raw_ = 0;
 };
 
-// What kScripted does once the script is used up.
+/// What kScripted does once the script is used up.
 enum class ScriptEnd : std::uint8_t {
-  kSucceed,  // every later begin() starts (an emulated transaction)
-  kRepeat,   // the script is replayed from its first entry
+  kSucceed,  ///< every later begin() starts (an emulated transaction)
+  kRepeat,   ///< the script is replayed from its first entry
 };
 
-// The reasons a kRandom abort reports, drawn uniformly: a transient conflict that
-// says "retry", one that does not, a bare retry hint, a capacity overflow, and an
-// abort with no reason (interrupt). They exercise every retry decision of ElidedLock.
+/// The reasons a kRandom abort reports, drawn uniformly: a transient conflict that
+/// says "retry", one that does not, a bare retry hint, a capacity overflow, and an
+/// abort with no reason (interrupt). They exercise every retry decision of ElidedLock.
 inline constexpr HtmStatus kRandomAbortReasons[] = {
     HtmStatus(HtmStatus::kConflict | HtmStatus::kRetry),
     HtmStatus(HtmStatus::kConflict),
@@ -192,33 +208,39 @@ inline constexpr HtmStatus kRandomAbortReasons[] = {
     HtmStatus(0),
 };
 
-// Which backend an Htm uses, and its parameters. Copyable; build it with the named
-// constructors. Validated by Htm's constructor (ConfigError names the bad field).
+/// Which backend an Htm uses, and its parameters. Copyable; build it with the named
+/// constructors. Validated by Htm's constructor (ConfigError names the bad field).
 struct HtmPolicy {
-  HtmBackend backend = HtmBackend::kDisabled;
-  // kAlwaysAbort: the status of every begin(). Must be an abort (not started, not
-  // kNotStarted).
+  HtmBackend backend = HtmBackend::kDisabled;  ///< which backend runs the transactions
+  /// kAlwaysAbort: the status of every begin(). Must be an abort (not started, not
+  /// kNotStarted).
   HtmStatus forced_abort = HtmStatus::make_conflict(/*retry=*/true);
-  // kScripted: the statuses of begin() number 0, 1, ...; then script_end.
+  /// kScripted: the statuses of begin() number 0, 1, ...; then script_end.
   std::vector<HtmStatus> script;
-  ScriptEnd script_end = ScriptEnd::kSucceed;
-  // kRandom: probability in [0, 1] that a begin() aborts, and the seed of the decisions.
+  ScriptEnd script_end = ScriptEnd::kSucceed;  ///< kScripted: what follows the script
+  /// kRandom: probability in [0, 1] that a begin() aborts, and the seed of the decisions.
   double abort_probability = 0.0;
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0;  ///< kRandom: the seed of the abort decisions
 
-  // kHardware where hardware_rtm_available(), kDisabled elsewhere. The default of
-  // ElidedLock.
+  /// kHardware where hardware_rtm_available(), kDisabled elsewhere. The default of
+  /// ElidedLock.
   static HtmPolicy automatic() {
     return hardware_rtm_available() ? hardware() : disabled();
   }
+  /// Real RTM, explicitly; never executes an RTM instruction on a CPU without it.
   static HtmPolicy hardware() { return with_backend(HtmBackend::kHardware); }
+  /// Never starts a transaction: the fallback lock only.
   static HtmPolicy disabled() { return with_backend(HtmBackend::kDisabled); }
+  /// Emulates transactions under a mutex, so the transactional path runs for real without
+  /// RTM.
   static HtmPolicy serial_emulation() { return with_backend(HtmBackend::kSerialEmulation); }
+  /// Every transaction aborts with `status`: exercises retry and fallback.
   static HtmPolicy always_abort(HtmStatus status = HtmStatus::make_conflict(true)) {
     HtmPolicy p = with_backend(HtmBackend::kAlwaysAbort);
     p.forced_abort = status;
     return p;
   }
+  /// The begin() calls abort with the given statuses in turn, then as `end` says.
   static HtmPolicy scripted(std::vector<HtmStatus> statuses,
                             ScriptEnd end = ScriptEnd::kSucceed) {
     HtmPolicy p = with_backend(HtmBackend::kScripted);
@@ -226,6 +248,7 @@ struct HtmPolicy {
     p.script_end = end;
     return p;
   }
+  /// Each begin() aborts with the given probability, reproducibly from the seed.
   static HtmPolicy random(double probability, std::uint64_t random_seed) {
     HtmPolicy p = with_backend(HtmBackend::kRandom);
     p.abort_probability = probability;
@@ -233,7 +256,7 @@ struct HtmPolicy {
     return p;
   }
 
-  // Throws ConfigError naming the field when the policy cannot be used.
+  /// Throws ConfigError naming the field when the policy cannot be used.
   void validate() const {
     switch (backend) {
       case HtmBackend::kHardware:
@@ -263,7 +286,7 @@ struct HtmPolicy {
                                      std::to_string(static_cast<unsigned>(backend)));
   }
 
-  // One line for failure messages: "random(p=0.300000, seed=42)".
+  /// One line for failure messages: "random(p=0.300000, seed=42)".
   std::string describe() const {
     std::string out(to_string(backend));
     switch (backend) {
@@ -292,25 +315,25 @@ struct HtmPolicy {
   }
 };
 
-// A snapshot of an Htm's counters. Per-reason abort counts overlap (one abort can be
-// "conflict" and "retry"); aborts is the exact total. Once no thread is inside begin()
-// .. end()/abort():
-//   attempts == started + not_started + injected_aborts
-//   started  == commits + (aborts - injected_aborts)
+/// A snapshot of an Htm's counters. Per-reason abort counts overlap (one abort can be
+/// "conflict" and "retry"); aborts is the exact total. Once no thread is inside begin()
+/// .. end()/abort():
+///   attempts == started + not_started + injected_aborts
+///   started  == commits + (aborts - injected_aborts)
 struct HtmStats {
-  std::uint64_t attempts = 0;         // begin() calls
-  std::uint64_t started = 0;          // transactions that ran (hardware: every XBEGIN)
-  std::uint64_t commits = 0;          // end() calls
-  std::uint64_t not_started = 0;      // begin() that did not try (kDisabled, no RTM)
-  std::uint64_t aborts = 0;           // abort statuses returned, all reasons
-  std::uint64_t injected_aborts = 0;  // of those, made up at begin() by a test backend
-  std::uint64_t abort_explicit = 0;
-  std::uint64_t abort_retry = 0;
-  std::uint64_t abort_conflict = 0;
-  std::uint64_t abort_capacity = 0;
-  std::uint64_t abort_debug = 0;
-  std::uint64_t abort_nested = 0;
-  std::uint64_t abort_other = 0;  // no reason bit at all
+  std::uint64_t attempts = 0;         ///< begin() calls
+  std::uint64_t started = 0;          ///< transactions that ran (hardware: every XBEGIN)
+  std::uint64_t commits = 0;          ///< end() calls
+  std::uint64_t not_started = 0;      ///< begin() that did not try (kDisabled, no RTM)
+  std::uint64_t aborts = 0;           ///< abort statuses returned, all reasons
+  std::uint64_t injected_aborts = 0;  ///< of those, made up at begin() by a test backend
+  std::uint64_t abort_explicit = 0;   ///< aborts with the explicit bit (abort(code))
+  std::uint64_t abort_retry = 0;      ///< aborts with the retry bit
+  std::uint64_t abort_conflict = 0;   ///< aborts with the conflict bit
+  std::uint64_t abort_capacity = 0;   ///< aborts with the capacity bit
+  std::uint64_t abort_debug = 0;      ///< aborts with the debug bit
+  std::uint64_t abort_nested = 0;     ///< aborts with the nested bit
+  std::uint64_t abort_other = 0;  ///< no reason bit at all
 };
 
 namespace detail {
@@ -341,11 +364,11 @@ enum class HtmCounter : std::size_t {
 
 }  // namespace detail
 
-// One transaction primitive with the backend of its policy. Not copyable or movable
-// (it owns the emulation mutex); share it by reference.
+/// One transaction primitive with the backend of its policy. Not copyable or movable
+/// (it owns the emulation mutex); share it by reference.
 class Htm {
  public:
-  // Throws ConfigError if policy.validate() does.
+  /// Throws ConfigError if policy.validate() does.
   explicit Htm(HtmPolicy policy = HtmPolicy::automatic())
       : policy_((policy.validate(), std::move(policy))),
         hardware_usable_(policy_.backend == HtmBackend::kHardware &&
@@ -354,8 +377,8 @@ class Htm {
   Htm(const Htm&) = delete;
   Htm& operator=(const Htm&) = delete;
 
-  // The decision of kRandom for begin() number `attempt`: make_started() or one of
-  // kRandomAbortReasons. A pure function of its arguments (tests replay it).
+  /// The decision of kRandom for begin() number `attempt`: make_started() or one of
+  /// kRandomAbortReasons. A pure function of its arguments (tests replay it).
   static HtmStatus random_decision(std::uint64_t seed, double abort_probability,
                                    std::uint64_t attempt) noexcept {
     const std::uint64_t bits =
@@ -368,9 +391,10 @@ class Htm {
     return kRandomAbortReasons[detail::htm_mix64(bits) % kReasons];
   }
 
-  // What begin() number n (counted per Htm) is dealt under a kScripted or kRandom
-  // policy: an injected status, or make_started() (start an emulated transaction). A pure
-  // function of its arguments; the checking policy's Htm deals the same way.
+  /// What begin() number n (counted per Htm) is dealt under a kScripted or kRandom
+  /// policy: an injected status, or make_started() (start an emulated transaction). A
+  /// pure
+  /// function of its arguments; the checking policy's Htm deals the same way.
   static HtmStatus dealt(const HtmPolicy& p, std::uint64_t n) noexcept {
     if (p.backend == HtmBackend::kRandom) return random_decision(p.seed, p.abort_probability, n);
     if (n < p.script.size()) return p.script[n];
@@ -378,17 +402,17 @@ class Htm {
     return HtmStatus::make_started();
   }
 
-  // Tries to start a transaction on the calling thread.
-  //   is_started():     a transaction is open; finish it with end() or abort().
-  //                     Hardware: if it aborts later, control comes back out of this
-  //                     call a second time, with the abort status, and every write
-  //                     since is undone.
-  //   is_not_started(): the backend does not do transactions; nothing is open.
-  //   is_abort():       nothing is open; the status says why.
-  // REQUIRES: no emulated transaction of this Htm open on this thread (emulated
-  // transactions do not nest). Hardware transactions nest flat (an abort anywhere
-  // aborts the outermost); begin() inside an open hardware transaction counts its
-  // statistics inside that transaction, so they commit or roll back with it.
+  /// Tries to start a transaction on the calling thread.
+  ///   is_started():     a transaction is open; finish it with end() or abort().
+  ///                     Hardware: if it aborts later, control comes back out of this
+  ///                     call a second time, with the abort status, and every write
+  ///                     since is undone.
+  ///   is_not_started(): the backend does not do transactions; nothing is open.
+  ///   is_abort():       nothing is open; the status says why.
+  /// REQUIRES: no emulated transaction of this Htm open on this thread (emulated
+  /// transactions do not nest). Hardware transactions nest flat (an abort anywhere
+  /// aborts the outermost); begin() inside an open hardware transaction counts its
+  /// statistics inside that transaction, so they commit or roll back with it.
   HtmStatus begin() noexcept {
     count(detail::HtmCounter::kAttempts);
     switch (policy_.backend) {
@@ -409,9 +433,9 @@ class Htm {
     return HtmStatus::make_not_started();
   }
 
-  // Commits the calling thread's open transaction.
-  // REQUIRES: begin() returned is_started() on this thread and the transaction has not
-  // ended since.
+  /// Commits the calling thread's open transaction.
+  /// REQUIRES: begin() returned is_started() on this thread and the transaction has not
+  /// ended since.
   void end() noexcept {
     if (policy_.backend == HtmBackend::kHardware) {
       assert(hardware_usable_);
@@ -422,12 +446,12 @@ class Htm {
     count(detail::HtmCounter::kCommits);
   }
 
-  // Aborts the calling thread's open transaction with an 8-bit code.
-  //   Hardware: does not return here: everything since begin() is rolled back and
-  //   begin() returns (again) with make_explicit(Code) (plus kNested if nested).
-  //   Emulated: releases the emulation mutex and returns make_explicit(Code). Writes
-  //   made since begin() stay: abort only before the first write (see the top).
-  // REQUIRES: as for end().
+  /// Aborts the calling thread's open transaction with an 8-bit code.
+  ///   Hardware: does not return here: everything since begin() is rolled back and
+  ///   begin() returns (again) with make_explicit(Code) (plus kNested if nested).
+  ///   Emulated: releases the emulation mutex and returns make_explicit(Code). Writes
+  ///   made since begin() stay: abort only before the first write (see the top).
+  /// REQUIRES: as for end().
   template <std::uint8_t Code>
   HtmStatus abort() noexcept {
     if (policy_.backend == HtmBackend::kHardware) {
@@ -443,8 +467,8 @@ class Htm {
     return status;
   }
 
-  // XTEST: whether the calling thread has a transaction of this Htm open (hardware:
-  // any RTM transaction, the CPU cannot tell whose).
+  /// XTEST: whether the calling thread has a transaction of this Htm open (hardware:
+  /// any RTM transaction, the CPU cannot tell whose).
   bool in_transaction() const noexcept {
     if (policy_.backend == HtmBackend::kHardware) {
       return hardware_usable_ && detail::rtm_test();
@@ -454,12 +478,12 @@ class Htm {
     return emulation_owner_.load(std::memory_order_relaxed) == std::this_thread::get_id();
   }
 
-  // Call right after making the fallback lock word "held" (ElidedLock's fallback
-  // path). Returns once every emulated transaction that may have read the word as free
-  // has ended; transactions beginning later read it as held. Hardware and the backends
-  // that never start a transaction need nothing: the CPU aborts hardware transactions
-  // that read the word when it is written.
-  // REQUIRES: the calling thread has no emulated transaction of this Htm open.
+  /// Call right after making the fallback lock word "held" (ElidedLock's fallback
+  /// path). Returns once every emulated transaction that may have read the word as free
+  /// has ended; transactions beginning later read it as held. Hardware and the backends
+  /// that never start a transaction need nothing: the CPU aborts hardware transactions
+  /// that read the word when it is written.
+  /// REQUIRES: the calling thread has no emulated transaction of this Htm open.
   void drain_transactions() noexcept {
     if (!emulates()) return;
     // Taking the mutex waits out the one emulated transaction that may be running;
@@ -468,23 +492,26 @@ class Htm {
     const std::lock_guard<std::mutex> drained(emulation_mutex_);
   }
 
-  // Declares an object the critical sections write as plain memory (not through
-  // atomics). Nothing to do here: a hardware transaction rolls back every write, and
-  // the emulated transactions of this class never abort after their first write (see
-  // the top). The checking policy's Htm copies the object when a transaction starts
-  // and restores it when the transaction aborts.
+  /// Declares an object the critical sections write as plain memory (not through
+  /// atomics). Nothing to do here: a hardware transaction rolls back every write, and
+  /// the emulated transactions of this class never abort after their first write (see
+  /// the top). The checking policy's Htm copies the object when a transaction starts
+  /// and restores it when the transaction aborts.
   template <class T>
   void protect(T& /*object*/) noexcept {}
 
+  /// The policy this primitive was built with.
   const HtmPolicy& policy() const noexcept { return policy_; }
+  /// The policy's backend.
   HtmBackend backend() const noexcept { return policy_.backend; }
-  // kHardware on a machine (or build) without RTM behaves as kDisabled.
+  /// kHardware on a machine (or build) without RTM behaves as kDisabled.
   HtmBackend effective_backend() const noexcept {
     return policy_.backend == HtmBackend::kHardware && !hardware_usable_
                ? HtmBackend::kDisabled
                : policy_.backend;
   }
 
+  /// The counters of begin(), commits and aborts by reason.
   HtmStats stats() const noexcept {
     using C = detail::HtmCounter;
     HtmStats s;
@@ -525,7 +552,7 @@ class Htm {
     if ((raw & HtmStatus::kReasonBits) == 0) count(C::kAbortOther);
   }
 
-  // An abort (or not-started) status made up at begin(): no transaction ran.
+  /// An abort (or not-started) status made up at begin(): no transaction ran.
   HtmStatus inject(HtmStatus s) noexcept {
     if (s.is_started()) return begin_emulated();
     if (s.is_not_started()) {
@@ -551,7 +578,7 @@ class Htm {
     return s;
   }
 
-  // kScripted and kRandom.
+  /// kScripted and kRandom.
   HtmStatus begin_dealt() noexcept {
     // relaxed: the cursor only deals out begin numbers; each call gets a distinct one.
     const std::uint64_t n = cursor_.fetch_add(1, std::memory_order_relaxed);
@@ -577,7 +604,7 @@ class Htm {
 
   const HtmPolicy policy_;
   const bool hardware_usable_;
-  // kScripted / kRandom: number of begin() calls so far.
+  /// kScripted / kRandom: number of begin() calls so far.
   std::atomic<std::uint64_t> cursor_{0};
   std::mutex emulation_mutex_;
   std::atomic<std::thread::id> emulation_owner_{};

@@ -65,6 +65,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <span>
 
 #include "cuckoo/sync/policy.hpp"
@@ -74,12 +75,13 @@ namespace cuckoo::sync {
 template <class Sync>
 class BasicKcas;
 
-// A word that K-CAS operations act on. Not copyable (its address is its identity).
+/// A word that K-CAS operations act on. Not copyable (its address is its identity).
 template <class Sync = StdSync>
 class BasicKcasWord {
  public:
+  /// The largest value a word holds (62 bits).
   static constexpr std::uint64_t kMaxValue = (std::uint64_t{1} << 62) - 1;
-  // REQUIRES: value <= kMaxValue.
+  /// REQUIRES: value <= kMaxValue.
   explicit BasicKcasWord(std::uint64_t value = 0) noexcept : raw_(value << 2) {
     assert(value <= kMaxValue);
   }
@@ -91,26 +93,38 @@ class BasicKcasWord {
   typename Sync::template Atomic<std::uint64_t> raw_;
 };
 
+/// Multi-word compare-and-swap: up to kMaxWords words compared and swapped as one atomic
+/// step, lock-free with helping; descriptors are reused, not reclaimed, so memory is
+/// fixed (descriptor_bytes()). See the design comment at the top of kcas.hpp.
+/// Sync: the sync policy (policy.hpp).
 template <class Sync = StdSync>
 class BasicKcas {
   template <class T>
   using Atomic = typename Sync::template Atomic<T>;
 
  public:
+  /// The word type the operations act on.
   using Word = BasicKcasWord<Sync>;
+  /// The most words one K-CAS compares and swaps.
   static constexpr unsigned kMaxWords = 8;
+  /// K-CAS ids: calls inside K-CAS at the same instant beyond this many wait for one to
+  /// return.
   static constexpr unsigned kMaxThreads = 256;
 
+  /// One word of a K-CAS: its address, the value expected in it and the value to write.
   struct Entry {
+    /// The word.
     Word* word;
+    /// The value it must hold (at most kMaxValue).
     std::uint64_t expected;
+    /// The value to write if every word holds its expected value (at most kMaxValue).
     std::uint64_t desired;
   };
 
-  // If every entry's word holds its expected value, writes every desired value and
-  // returns true; otherwise changes nothing and returns false; as one atomic step.
-  // Sorts `entries` by word address. REQUIRES: 1 <= size <= kMaxWords, distinct words,
-  // values <= Word::kMaxValue.
+  /// If every entry's word holds its expected value, writes every desired value and
+  /// returns true; otherwise changes nothing and returns false; as one atomic step.
+  /// Sorts `entries` by word address. REQUIRES: 1 <= size <= kMaxWords, distinct words,
+  /// values <= Word::kMaxValue.
   static bool kcas(std::span<Entry> entries) noexcept {
     assert(!entries.empty() && entries.size() <= kMaxWords);
     std::sort(entries.begin(), entries.end(),
@@ -138,7 +152,7 @@ class BasicKcas {
     return help(reference(seq, tid, kKcasTag), snap, tid);
   }
 
-  // The logical value of `word`.
+  /// The logical value of `word`.
   static std::uint64_t read(const Word& word) noexcept {
     // Bounded by the operations that finish on the word meanwhile (lock-free).
     for (;;) {
@@ -148,20 +162,31 @@ class BasicKcas {
     }
   }
 
-  // The logical value of `word` without writing anything: a descriptor found there is
-  // not helped but interpreted (an RDCSS in progress: the value it expects; a K-CAS: its
-  // desired value if it has succeeded, else its expected one). Linearizable with kcas()
-  // and cas(): the K-CAS's status is read after the word, so the value returned held at
-  // that later instant. For readers that must not write shared memory (a filter's
-  // lookups); an updater should use read(), which finishes what it finds.
+  /// The logical value of `word` without writing anything: a descriptor found there is
+  /// not helped but interpreted (an RDCSS in progress: the value it expects; a K-CAS: its
+  /// desired value if it has succeeded, else its expected one). Linearizable with kcas()
+  /// and cas(): the K-CAS's status is read after the word, so the value returned held at
+  /// that later instant. For readers that must not write shared memory (a filter's
+  /// lookups); an updater should use read(), which finishes what it finds.
   [[gnu::always_inline]] static std::uint64_t peek(const Word& word) noexcept {
     const std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
     if ((raw & kTagMask) == 0) [[likely]] return raw >> 2;
     return peek_descriptor(word, raw);
   }
 
-  // A single-word compare-and-swap, linearizable with kcas(). REQUIRES: values <=
-  // Word::kMaxValue.
+  /// The value of `word` if no K-CAS or RDCSS reference is installed in it, else
+  /// nullopt. Never helps, never waits, writes nothing. Once every operation on the word
+  /// has returned, no reference is left in it, so this is how a quiescent check (a test,
+  /// a debugger, a consistency audit after the threads joined) reads words without
+  /// risking a wait on an operation that went wrong.
+  static std::optional<std::uint64_t> read_if_idle(const Word& word) noexcept {
+    const std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
+    if ((raw & kTagMask) != 0) return std::nullopt;
+    return raw >> 2;
+  }
+
+  /// A single-word compare-and-swap, linearizable with kcas(). REQUIRES: values <=
+  /// Word::kMaxValue.
   static bool cas(Word& word, std::uint64_t expected, std::uint64_t desired) noexcept {
     for (;;) {
       std::uint64_t raw = word.raw_.load(std::memory_order_seq_cst);
@@ -174,7 +199,7 @@ class BasicKcas {
     }
   }
 
-  // Descriptor memory of the whole process (fixed: it does not grow with operations).
+  /// Descriptor memory of the whole process (fixed: it does not grow with operations).
   static constexpr std::size_t descriptor_bytes() noexcept { return sizeof(Domain); }
 
  private:
@@ -186,19 +211,19 @@ class BasicKcas {
   static constexpr std::uint64_t kFailed = 2;
 
   struct KcasDescriptor {
-    Atomic<std::uint64_t> state{0};  // seq * 4 + status
+    Atomic<std::uint64_t> state{0};  ///< seq * 4 + status
     Atomic<std::uint64_t> count{0};
     std::array<Atomic<Word*>, kMaxWords> words{};
-    std::array<Atomic<std::uint64_t>, kMaxWords> expected{};  // raw (value << 2)
+    std::array<Atomic<std::uint64_t>, kMaxWords> expected{};  ///< raw (value << 2)
     std::array<Atomic<std::uint64_t>, kMaxWords> desired{};
   };
   struct RdcssDescriptor {
     Atomic<std::uint64_t> seq{0};
-    Atomic<std::uint64_t> kcas_ref{0};  // the operation that must still be undecided
+    Atomic<std::uint64_t> kcas_ref{0};  ///< the operation that must still be undecided
     Atomic<Word*> word{nullptr};
-    Atomic<std::uint64_t> expected{0};  // raw
+    Atomic<std::uint64_t> expected{0};  ///< raw
   };
-  // One lease flag a cache line: threads that take different ids share no line.
+  /// One lease flag a cache line: threads that take different ids share no line.
   struct alignas(64) LeaseFlag {
     Atomic<bool> held{false};
   };
@@ -219,13 +244,13 @@ class BasicKcas {
     return d;
   }
 
-  // The id a thread tries first: the one it leased last (a plain value, nothing to
-  // destroy at thread exit).
+  /// The id a thread tries first: the one it leased last (a plain value, nothing to
+  /// destroy at thread exit).
   struct PreferredId {
     unsigned id = 0;
   };
 
-  // The calling thread's id for one public call (see "Thread ids" above).
+  /// The calling thread's id for one public call (see "Thread ids" above).
   class IdLease {
    public:
     IdLease() noexcept : id_(acquire()) {}
@@ -266,8 +291,8 @@ class BasicKcas {
   static constexpr unsigned tid_of(std::uint64_t ref) noexcept { return static_cast<unsigned>((ref >> 2) & 1023); }
   static constexpr std::uint64_t seq_of(std::uint64_t ref) noexcept { return ref >> 12; }
 
-  // Helps the operation that descriptor reference `raw` names, under an id leased for it
-  // (read() and cas() hold none until they meet a descriptor).
+  /// Helps the operation that descriptor reference `raw` names, under an id leased for it
+  /// (read() and cas() hold none until they meet a descriptor).
   static void help_descriptor(std::uint64_t raw) noexcept {
     if ((raw & kTagMask) == kRdcssTag) {
       help_rdcss(raw);  // needs no descriptor of its own
@@ -277,7 +302,7 @@ class BasicKcas {
     help_kcas(raw, lease.id());
   }
 
-  // The fields of K-CAS operation `ref`, if its descriptor still describes it.
+  /// The fields of K-CAS operation `ref`, if its descriptor still describes it.
   static bool snapshot(std::uint64_t ref, Snapshot& snap) noexcept {
     const KcasDescriptor& desc = domain().kcas[tid_of(ref)];
     if (desc.state.load(std::memory_order_acquire) / 4 != seq_of(ref)) return false;
@@ -291,7 +316,7 @@ class BasicKcas {
     return desc.state.load(std::memory_order_acquire) / 4 == seq_of(ref);
   }
 
-  // peek() of a word found holding descriptor reference `raw` (out of line: rare).
+  /// peek() of a word found holding descriptor reference `raw` (out of line: rare).
   [[gnu::noinline]] static std::uint64_t peek_descriptor(const Word& word, std::uint64_t raw) noexcept {
     // Bound: a retry needs the descriptor met to have been reused meanwhile, i.e. its
     // operation finished (lock-free).
@@ -303,9 +328,9 @@ class BasicKcas {
     }
   }
 
-  // The raw logical value of `word`, which held descriptor reference `ref`; false if
-  // the descriptor has been reused since (its operation is finished: load the word
-  // again).
+  /// The raw logical value of `word`, which held descriptor reference `ref`; false if
+  /// the descriptor has been reused since (its operation is finished: load the word
+  /// again).
   static bool interpret(std::uint64_t ref, const Word* word, std::uint64_t& value) noexcept {
     if ((ref & kTagMask) == kRdcssTag) {
       const RdcssDescriptor& desc = domain().rdcss[tid_of(ref)];
@@ -332,9 +357,9 @@ class BasicKcas {
     if (snapshot(ref, snap)) (void)help(ref, snap, tid);
   }
 
-  // Phases 1 and 2 of operation `ref` (owner or helper), by the thread holding id `tid`.
-  // Returns whether it succeeded (meaningful to the owner; a helper whose snapshot went
-  // stale returns false).
+  /// Phases 1 and 2 of operation `ref` (owner or helper), by the thread holding id `tid`.
+  /// Returns whether it succeeded (meaningful to the owner; a helper whose snapshot went
+  /// stale returns false).
   static bool help(std::uint64_t ref, const Snapshot& snap, unsigned tid) noexcept {
     Atomic<std::uint64_t>& state = domain().kcas[tid_of(ref)].state;
     const std::uint64_t undecided = seq_of(ref) * 4 + kUndecided;
@@ -378,9 +403,9 @@ class BasicKcas {
     return succeeded;
   }
 
-  // RDCSS: if `word` holds `expected` and operation `kcas_ref` is undecided, replace it
-  // by kcas_ref. Returns what the word held (expected when installed; a K-CAS
-  // reference or another value otherwise; never an RDCSS reference).
+  /// RDCSS: if `word` holds `expected` and operation `kcas_ref` is undecided, replace it
+  /// by kcas_ref. Returns what the word held (expected when installed; a K-CAS
+  /// reference or another value otherwise; never an RDCSS reference).
   static std::uint64_t rdcss(std::uint64_t kcas_ref, Word* word, std::uint64_t expected, unsigned tid) noexcept {
     RdcssDescriptor& desc = domain().rdcss[tid];
     const std::uint64_t seq = desc.seq.load(std::memory_order_relaxed) + 1;
@@ -408,7 +433,8 @@ class BasicKcas {
     word->raw_.compare_exchange_strong(seen, undecided_now ? kcas_ref : expected, std::memory_order_seq_cst);
   }
 
-  // Whether RDCSS reference `rref` still describes an install of K-CAS operation `kcas_ref`.
+  /// Whether RDCSS reference `rref` still describes an install of K-CAS operation
+  /// `kcas_ref`.
   static bool rdcss_names(std::uint64_t rref, std::uint64_t kcas_ref) noexcept {
     const RdcssDescriptor& desc = domain().rdcss[tid_of(rref)];
     if (desc.seq.load(std::memory_order_acquire) != seq_of(rref)) return false;
@@ -427,7 +453,9 @@ class BasicKcas {
   }
 };
 
+/// BasicKcasWord with the production sync policy.
 using KcasWord = BasicKcasWord<>;
+/// BasicKcas with the production sync policy.
 using Kcas = BasicKcas<>;
 
 }  // namespace cuckoo::sync

@@ -47,6 +47,10 @@
 
 namespace cuckoo::sync {
 
+/// The MCS queue lock (Mellor-Crummey and Scott, 1991): FIFO hand-off, each waiter
+/// spinning on its own cache line; the fallback lock of the elided lock. See the design
+/// comment at the top of mcs_lock.hpp.
+/// Sync: the sync policy (policy.hpp).
 template <class Sync = StdSync>
 class alignas(detail::kLockAlignment) BasicMcsLock {
   template <class T>
@@ -54,16 +58,16 @@ class alignas(detail::kLockAlignment) BasicMcsLock {
 
  public:
  public:
-  // A queue node: one per waiter or holder. Cache-line aligned and sized, so each
-  // waiter spins on a line of its own.
+  /// A queue node: one per waiter or holder. Cache-line aligned and sized, so each
+  /// waiter spins on a line of its own.
   class alignas(detail::kCacheLineSize) Node {
    public:
     Node() noexcept = default;
     Node(const Node&) = delete;
     Node& operator=(const Node&) = delete;
 
-    // Diagnostics and tests: the node queued directly behind this one, or nullptr.
-    // Non-null means that waiter has finished enqueueing behind this node.
+    /// Diagnostics and tests: the node queued directly behind this one, or nullptr.
+    /// Non-null means that waiter has finished enqueueing behind this node.
     const Node* successor() const noexcept {
       // acquire: pairs with the successor's release store in lock().
       return next_.load(std::memory_order_acquire);
@@ -71,25 +75,25 @@ class alignas(detail::kLockAlignment) BasicMcsLock {
 
    private:
     friend class BasicMcsLock;
-    Atomic<Node*> next_{nullptr};   // written by the successor, read by the holder
-    Atomic<bool> locked_{false};    // true while waiting; cleared by the predecessor
+    Atomic<Node*> next_{nullptr};   ///< written by the successor, read by the holder
+    Atomic<bool> locked_{false};    ///< true while waiting; cleared by the predecessor
   };
 
-  // Per-thread pool size: how many McsLocks one thread may hold at once through
-  // lock() / try_lock() without a node argument. Exceeding it terminates the program
-  // with a message (it is a bug of the caller, like exceeding a recursion limit).
+  /// Per-thread pool size: how many McsLocks one thread may hold at once through
+  /// lock() / try_lock() without a node argument. Exceeding it terminates the program
+  /// with a message (it is a bug of the caller, like exceeding a recursion limit).
   static constexpr std::size_t kThreadLocalNodes = 16;
 
   BasicMcsLock() noexcept = default;
   BasicMcsLock(const BasicMcsLock&) = delete;
   BasicMcsLock& operator=(const BasicMcsLock&) = delete;
-  // REQUIRES: not held and nobody waiting.
+  /// REQUIRES: not held and nobody waiting.
   ~BasicMcsLock() { assert(!is_locked() && "McsLock destroyed while held"); }
 
-  // Acquires the lock, waiting in FIFO order behind earlier callers.
-  // REQUIRES: `node` is not in use (not passed to a lock() that has not been matched
-  // by unlock()); it stays alive and untouched until unlock(node).
-  // Returns with the lock held.
+  /// Acquires the lock, waiting in FIFO order behind earlier callers.
+  /// REQUIRES: `node` is not in use (not passed to a lock() that has not been matched
+  /// by unlock()); it stays alive and untouched until unlock(node).
+  /// Returns with the lock held.
   void lock(Node& node) noexcept {
     // Reset before publishing: relaxed, published by the release half of the exchange.
     node.next_.store(nullptr, std::memory_order_relaxed);
@@ -111,9 +115,9 @@ class alignas(detail::kLockAlignment) BasicMcsLock {
     while (node.locked_.load(std::memory_order_acquire)) spin.wait();
   }
 
-  // Acquires the lock only if it is free right now (no holder and no waiter).
-  // Returns true with the lock held (release with unlock(node)); false without it, and
-  // then `node` was not used. REQUIRES: as for lock(node).
+  /// Acquires the lock only if it is free right now (no holder and no waiter).
+  /// Returns true with the lock held (release with unlock(node)); false without it, and
+  /// then `node` was not used. REQUIRES: as for lock(node).
   bool try_lock(Node& node) noexcept {
     // relaxed: a cheap look that avoids taking the line exclusive when it is held;
     // the CAS below decides.
@@ -126,9 +130,9 @@ class alignas(detail::kLockAlignment) BasicMcsLock {
                                          std::memory_order_relaxed);
   }
 
-  // Releases the lock, handing it to the next waiter if there is one.
-  // REQUIRES: the calling thread holds the lock through `node`.
-  // Returns with the lock released (held by the successor, or free); `node` is free.
+  /// Releases the lock, handing it to the next waiter if there is one.
+  /// REQUIRES: the calling thread holds the lock through `node`.
+  /// Returns with the lock released (held by the successor, or free); `node` is free.
   void unlock(Node& node) noexcept {
     // Listing 1.2 line 10. acquire: pairs with the successor's release store of next_.
     Node* succ = node.next_.load(std::memory_order_acquire);
@@ -153,13 +157,14 @@ class alignas(detail::kLockAlignment) BasicMcsLock {
     succ->locked_.store(false, std::memory_order_release);
   }
 
-  // As lock(node) / try_lock(node) / unlock(node), with a node from the calling
-  // thread's pool. These make McsLock a standard Lockable (std::scoped_lock,
-  // std::unique_lock). REQUIRES: at most kThreadLocalNodes McsLocks held this way by
-  // the calling thread at once; unlock() on a thread that holds this lock through
-  // lock()/try_lock(); every such lock released before the thread exits.
+  /// As lock(node) / try_lock(node) / unlock(node), with a node from the calling
+  /// thread's pool. These make McsLock a standard Lockable (std::scoped_lock,
+  /// std::unique_lock). REQUIRES: at most kThreadLocalNodes McsLocks held this way by
+  /// the calling thread at once; unlock() on a thread that holds this lock through
+  /// lock()/try_lock(); every such lock released before the thread exits.
   void lock() noexcept { lock(thread_nodes().take(this)); }
 
+  /// Takes the lock if it is free, with a node from the thread's pool; true if taken.
   bool try_lock() noexcept {
     ThreadNodes& nodes = thread_nodes();
     if (try_lock(nodes.take(this))) return true;
@@ -167,23 +172,24 @@ class alignas(detail::kLockAlignment) BasicMcsLock {
     return false;
   }
 
+  /// Releases the lock taken by lock() or try_lock() on this thread.
   void unlock() noexcept {
     ThreadNodes& nodes = thread_nodes();
     unlock(nodes.find(this));
     nodes.give_back(this);
   }
 
-  // Whether someone holds the lock or waits for it: the tail is not null. This is the
-  // read that lock elision puts in a transaction's read set (seed 004, Listing 1.1
-  // line 18, `if (lock->lock)`). acquire rather than relaxed: it is the same plain load
-  // on x86, and when the answer is "free" it makes the last holder's critical section
-  // happen-before the caller's (pairs with the releasing CAS in unlock()), which the
-  // emulated transactions of htm.hpp rely on.
+  /// Whether someone holds the lock or waits for it: the tail is not null. This is the
+  /// read that lock elision puts in a transaction's read set (seed 004, Listing 1.1
+  /// line 18, `if (lock->lock)`). acquire rather than relaxed: it is the same plain load
+  /// on x86, and when the answer is "free" it makes the last holder's critical section
+  /// happen-before the caller's (pairs with the releasing CAS in unlock()), which the
+  /// emulated transactions of htm.hpp rely on.
   bool is_locked() const noexcept { return tail_.load(std::memory_order_acquire) != nullptr; }
 
  private:
-  // The per-thread node pool behind lock() / try_lock() / unlock(). Used only by its
-  // thread, so plain (non-atomic) bookkeeping.
+  /// The per-thread node pool behind lock() / try_lock() / unlock(). Used only by its
+  /// thread, so plain (non-atomic) bookkeeping.
   class ThreadNodes {
    public:
     ThreadNodes() = default;
@@ -244,41 +250,44 @@ class alignas(detail::kLockAlignment) BasicMcsLock {
     std::array<const BasicMcsLock*, kThreadLocalNodes> owners_{};
   };
 
-  // The calling thread's pool (a logical thread's, under a checking policy).
+  /// The calling thread's pool (a logical thread's, under a checking policy).
   static ThreadNodes& thread_nodes() noexcept { return Sync::template thread_local_object<ThreadNodes>(); }
 
-  // The queue tail, alone in its 128-byte block (the class is aligned to
-  // kLockAlignment, see Listing 1.1's spec_mcs_lock_t padding).
+  /// The queue tail, alone in its 128-byte block (the class is aligned to
+  /// kLockAlignment, see Listing 1.1's spec_mcs_lock_t padding).
   Atomic<Node*> tail_{nullptr};
 };
 
+/// BasicMcsLock with the production sync policy.
 using McsLock = BasicMcsLock<>;
 
 static_assert(sizeof(McsLock) == detail::kLockAlignment);
 static_assert(sizeof(McsLock::Node) == detail::kCacheLineSize);
 
-// Scoped RAII holder of an McsLock: locks in the constructor, unlocks in the
-// destructor (also when leaving by exception). Not copyable or movable.
-//
-// Locks held on return: after the constructor, the lock (for the try_to_lock forms,
-// iff owns_lock()); after the destructor, none.
+/// Scoped RAII holder of an McsLock: locks in the constructor, unlocks in the
+/// destructor (also when leaving by exception). Not copyable or movable.
+///
+/// Locks held on return: after the constructor, the lock (for the try_to_lock forms,
+/// iff owns_lock()); after the destructor, none.
 template <class Sync = StdSync>
 class BasicMcsGuard {
   using McsLock = BasicMcsLock<Sync>;
 
  public:
-  // With a thread-local node.
+  /// With a thread-local node.
   explicit BasicMcsGuard(McsLock& lock) noexcept : lock_(lock), node_(nullptr), owns_(true) {
     lock_.lock();
   }
-  // With a caller-owned node (must outlive the guard).
+  /// With a caller-owned node (must outlive the guard).
   BasicMcsGuard(McsLock& lock, typename McsLock::Node& node) noexcept
       : lock_(lock), node_(&node), owns_(true) {
     lock_.lock(node);
   }
-  // Try forms: hold the lock iff owns_lock().
+  /// Try forms: hold the lock iff owns_lock().
   BasicMcsGuard(McsLock& lock, std::try_to_lock_t) noexcept
       : lock_(lock), node_(nullptr), owns_(lock_.try_lock()) {}
+  /// Try form with a caller-owned node (must outlive the guard): holds the lock iff
+  /// owns_lock().
   BasicMcsGuard(McsLock& lock, typename McsLock::Node& node, std::try_to_lock_t) noexcept
       : lock_(lock), node_(&node), owns_(lock_.try_lock(node)) {}
 
@@ -294,7 +303,9 @@ class BasicMcsGuard {
     }
   }
 
+  /// Whether the guard holds the lock.
   bool owns_lock() const noexcept { return owns_; }
+  /// owns_lock().
   explicit operator bool() const noexcept { return owns_; }
 
  private:
@@ -303,6 +314,7 @@ class BasicMcsGuard {
   const bool owns_;
 };
 
+/// BasicMcsGuard with the production sync policy.
 using McsGuard = BasicMcsGuard<>;
 
 }  // namespace cuckoo::sync

@@ -33,15 +33,24 @@ namespace cuckoo::sync {
 
 class Htm;  // htm.hpp; only the code that elides locks needs it complete
 
+/// The production sync policy: std::atomic, the spin back-off, per-thread objects that
+/// outlive the thread's thread_local destructors, and sync::Htm (real RTM where the CPU
+/// has it). See the comment at the top of policy.hpp for what a policy provides.
 struct StdSync {
+  /// std::atomic<T>.
   template <class T>
   using Atomic = std::atomic<T>;
+  /// The spin back-off: one wait() per failed check of a spin loop's condition.
   using SpinWait = detail::SpinWait;
+  /// One default-constructed T per OS thread, destroyed when the thread ends and usable
+  /// until then, from the destructors of its thread_local objects too.
   template <class T>
   [[gnu::always_inline]] static T& thread_local_object() noexcept {
     return detail::ThreadObject<T>::get();
   }
+  /// std::atomic_thread_fence(order).
   static void fence(std::memory_order order) noexcept { std::atomic_thread_fence(order); }
+  /// The transaction primitive of lock elision (htm.hpp).
   using Htm = sync::Htm;
 };
 

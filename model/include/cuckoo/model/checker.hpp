@@ -250,10 +250,13 @@ class FilterChecker : private CheckerBase {
 
   std::uint64_t subject_size() { return static_cast<std::uint64_t>(subject_.size()); }
 
-  // "N copies of the identity of K are stored".
+  // "N copies of K are stored", or with items (a partial-key filter: keys with one
+  // fingerprint and bucket pair are one item) "N copies of the item of K are stored".
+  // Worded for whoever wrote the subject: items, keys and copies, as audit/PROTOCOL.md
+  // says them.
   std::string copies_text(std::uint64_t key, std::size_t copies) const {
     std::string text = std::to_string(copies) + (copies == 1 ? " copy of " : " copies of ");
-    text += model_.has_identity() ? "the identity of " + key_text(key) : key_text(key);
+    text += model_.has_identity() ? "the item of " + key_text(key) : key_text(key);
     return text + (copies == 1 ? " is stored" : " are stored");
   }
 
@@ -344,8 +347,9 @@ class FilterChecker : private CheckerBase {
       return violation("C1", "true (" + copies_text(key, copies) + ")", "false");
     }
     if (copies == 0 && actual && traits_.exact) {
-      return violation("C2", "false (nothing with the identity of " + key_text(key) +
-                                 " is stored and the subject's traits say it is exact)",
+      return violation("C2", "false (nothing is stored that " + key_text(key) +
+                                 " could match, and the subject is declared exact: no false "
+                                 "positives)",
                        "true");
     }
     return std::nullopt;

@@ -27,14 +27,19 @@ struct Violation {
   friend bool operator==(const Violation&, const Violation&) = default;
 };
 
+// The op number every report prints: the 1-based position of the op among the trace's op
+// lines (the first op line after the `engine` header is op 1), so op_index + 1. Reports,
+// replays and trace comments all number ops this way.
+inline std::size_t op_number(const Violation& violation) noexcept { return violation.op_index + 1; }
+
 // A one-line statement of a claim ("no false negatives"), or "" for an unknown id.
 std::string_view claim_summary(std::string_view claim) noexcept;
 
 // One line: "C1 (no false negatives) at op 4 'contains 3': expected true, actual false,
-// seed 12345".
+// seed 12345" (op_number).
 std::string to_string(const Violation& violation);
 
-// A replayable report: the trace format, with the violation (claim, op index and line,
+// A replayable report: the trace format, with the violation (claim, op number and line,
 // expected, actual, seed) as comments at the top and the ops cut after the failing one.
 // parse_trace() reads it back.
 std::string format_violation(const Violation& violation, const Trace& trace);

@@ -399,7 +399,9 @@ class HistoryRecorder {
       op.key = kind_has_key(kind) ? key : 0;
       op.value = kind_has_value(kind) ? value : 0;
       op.invoke_stamp = clock_->fetch_add(1, std::memory_order_acq_rel);
+      if (*real_time_hook_ != nullptr) (*real_time_hook_)();
       R returned = std::invoke(call);
+      if (*real_time_hook_ != nullptr) (*real_time_hook_)();
       op.response_stamp = clock_->fetch_add(1, std::memory_order_acq_rel);
       op.result = to_result(returned);
       assert(result_matches_kind(kind, op.result));
@@ -428,6 +430,7 @@ class HistoryRecorder {
     }
 
     std::atomic<std::uint64_t>* clock_ = nullptr;
+    void (*const* real_time_hook_)() = nullptr;
     std::uint32_t thread_ = 0;
     std::vector<Operation> ops_;
   };
@@ -438,6 +441,7 @@ class HistoryRecorder {
       : slots_(threads) {
     for (std::uint32_t i = 0; i < threads; ++i) {
       slots_[i].log.clock_ = &clock_;
+      slots_[i].log.real_time_hook_ = &real_time_hook_;
       slots_[i].log.thread_ = i;
       slots_[i].log.ops_.reserve(reserve_per_thread);
     }
@@ -446,6 +450,14 @@ class HistoryRecorder {
   HistoryRecorder& operator=(const HistoryRecorder&) = delete;
 
   std::uint32_t threads() const noexcept { return static_cast<std::uint32_t>(slots_.size()); }
+
+  // A function every record() calls right after the invocation stamp and right before
+  // the response stamp, for a checker whose memory model does not see the stamp counter
+  // (the interleaving explorer's explore::real_time_point, which gives the stamps'
+  // real-time order to its model so that stale reads are not blamed on the subject for
+  // an order only the stamps provide). nullptr (the default): none.
+  // REQUIRES: no thread is recording.
+  void set_real_time_hook(void (*hook)()) noexcept { real_time_hook_ = hook; }
 
   // REQUIRES: index < threads(); only thread `index` records through the returned log.
   ThreadLog& thread(std::uint32_t index) { return slots_.at(index).log; }
@@ -476,6 +488,7 @@ class HistoryRecorder {
   };
 
   alignas(kCacheLine) std::atomic<std::uint64_t> clock_{0};
+  void (*real_time_hook_)() = nullptr;
   std::vector<Slot> slots_;
 };
 

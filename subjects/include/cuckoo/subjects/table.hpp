@@ -23,17 +23,32 @@ class MapSubjectAdapter {
   MapSubjectAdapter(Table& table, bool has_growth_limit) noexcept
       : table_(&table), has_growth_limit_(has_growth_limit) {}
 
+  // CuckooMap answers with outcomes through insert_outcome / insert_or_assign_outcome /
+  // find_value (its insert, insert_or_assign and find are the standard containers');
+  // the other tables through insert / insert_or_assign / find.
   InsertResult insert(std::uint64_t key, std::uint64_t value) {
-    return table_->insert(key, value);
+    if constexpr (requires { table_->insert_outcome(key, value); }) {
+      return table_->insert_outcome(key, value);
+    } else {
+      return table_->insert(key, value);
+    }
   }
   InsertResult insert_or_assign(std::uint64_t key, std::uint64_t value) {
-    return table_->insert_or_assign(key, value);
+    if constexpr (requires { table_->insert_or_assign_outcome(key, value); }) {
+      return table_->insert_or_assign_outcome(key, value);
+    } else {
+      return table_->insert_or_assign(key, value);
+    }
   }
   const std::uint64_t* find(std::uint64_t key) const {
-    return std::as_const(*table_).find(key);
+    if constexpr (requires { std::as_const(*table_).find_value(key); }) {
+      return std::as_const(*table_).find_value(key);
+    } else {
+      return std::as_const(*table_).find(key);
+    }
   }
   bool contains(std::uint64_t key) const { return table_->contains(key); }
-  bool erase(std::uint64_t key) { return table_->erase(key); }
+  bool erase(std::uint64_t key) { return static_cast<bool>(table_->erase(key)); }
   std::uint64_t size() const { return table_->size(); }
   void clear() { table_->clear(); }
 
