@@ -5,11 +5,13 @@
 // (use_generic_lookup()), and checks that every answer and the serialized bytes agree
 // exactly, and that both agree with a per-slot oracle built from fingerprint_at() and
 // stash(). Small tables, so kicks, the stash (which switches lookups to the generic path
-// and back) and full refusals all happen. Also: the dispatch maps each (f, b) to the
+// and back) and full refusals all happen. Also: each shape's probe against the slots of
+// bucket words built to stress its SWAR test, and the dispatch maps each (f, b) to the
 // shape compiled for it and every other shape to the generic path.
 // Every randomized test prints its seed and the line that replays it on failure.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -184,6 +186,52 @@ TYPED_TEST(CompiledShapeTest, AgreesWithTheGenericPathOnRandomSequences) {
     }
   }
   EXPECT_TRUE(saw_stash) << "no round used the stash";
+}
+
+// The compiled probe's SWAR test against a slot-by-slot reading of the same two words,
+// on words built to stress it: slots equal to fp, differing from it in the top bit
+// only, one above or below it, 0 and all ones, and every bit of the 8-byte load above
+// the bucket (the next bucket's bytes, or padding) random. Both holds_either() (the
+// one-key lookup) and holds() (contains_many's probe) are checked.
+TYPED_TEST(CompiledShapeTest, ProbeMatchesTheSlotsOnAdversarialWords) {
+  using Shape = TypeParam;
+  constexpr unsigned f = Shape::kBits;
+  constexpr unsigned b = Shape::kSlots;
+  constexpr std::uint64_t kMask = Shape::kFingerprintMask;
+  const std::uint64_t seed = cuckoo::test::test_seed(0x5a4e'5a00 + 16 * f + b);
+  SCOPED_TRACE(cuckoo::test::seed_note(seed, kProgram));
+  Rng rng(seed);
+  // Two 8-byte loads: the first bucket's at byte 0, the second's at byte 8.
+  std::array<std::uint8_t, 16> bytes{};
+  const typename Shape::Probe probe{bytes.data()};
+  constexpr int kTrials = 20000;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    // fp in 1..2^f - 1, its edges often.
+    std::uint64_t fp = 1 + rng.below(kMask);
+    if (trial % 5 == 1) fp = kMask;
+    if (trial % 5 == 2) fp = std::uint64_t{1} << (f - 1);
+    if (trial % 5 == 3) fp = 1;
+    const std::array<std::uint64_t, 6> near = {
+        fp, fp ^ (std::uint64_t{1} << (f - 1)), (fp + 1) & kMask, fp - 1, 0, kMask};
+    std::array<bool, 2> held{};
+    for (unsigned bucket = 0; bucket < 2; ++bucket) {
+      std::uint64_t word = rng.next();  // the bits above the bucket stay random
+      for (unsigned s = 0; s < b; ++s) {
+        const std::uint64_t value = rng.below(4) == 0 ? rng.next() & kMask : near[rng.below(6)];
+        word &= ~(kMask << (s * f));
+        word |= value << (s * f);
+        held[bucket] = held[bucket] || value == fp;
+      }
+      for (unsigned i = 0; i < 8; ++i) {
+        bytes[8 * bucket + i] = static_cast<std::uint8_t>(word >> (8 * i));
+      }
+    }
+    const auto fp32 = static_cast<std::uint32_t>(fp);
+    ASSERT_EQ(probe.holds(0, fp32), held[0]) << "trial " << trial << " fp " << fp;
+    ASSERT_EQ(probe.holds(8, fp32), held[1]) << "trial " << trial << " fp " << fp;
+    ASSERT_EQ(probe.holds_either(0, 8, fp32), held[0] || held[1])
+        << "trial " << trial << " fp " << fp;
+  }
 }
 
 // Every valid (f, b, layout) other than the compiled ones takes the generic path, and

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -71,8 +72,15 @@ struct CompiledFilterShape {
   [[gnu::always_inline]] static CuckooFilterPlacement placement(std::uint64_t h,
                                                                 std::uint32_t n) noexcept {
     const std::uint32_t i1 = reduce32(static_cast<std::uint32_t>(h >> 32), n);
+    // 0 marks an empty slot, so a fingerprint of 0 becomes 1. Written for what g++ emits:
+    // with a mask, the select is and, mov, cmov (`fp += fp == 0` was and, xor, sete,
+    // add); without one (f = 32), the increment is cmp, adc.
     auto fp = static_cast<std::uint32_t>(h & kFingerprintMask);
-    fp += fp == 0 ? 1U : 0U;  // 0 marks an empty slot (cmp and adc)
+    if constexpr (Bits < 32) {
+      fp = fp != 0 ? fp : 1U;
+    } else {
+      fp += fp == 0 ? 1U : 0U;
+    }
     return {i1, FilterHashRule::alt_bucket_in(n, i1, fp), fp};
   }
 
@@ -87,29 +95,53 @@ struct CompiledFilterShape {
       __builtin_prefetch(data + byte);
       if constexpr (kBucketBytes > 1) __builtin_prefetch(data + byte + kBucketBytes - 1);
     }
-    // The bucket's word with fp's lanes (fp * lo) xored out, SWAR-tested for a zero
-    // field (packed_table.hpp): nonzero at a slot's high bit iff some slot of the bucket
-    // holds fp. The word's bits above the bucket (the next bucket, or padding) only
-    // receive borrows and are cleared by kHi. lo is kLo (see lo()).
-    [[gnu::always_inline]] std::uint64_t zero_marks(std::uint64_t byte, std::uint64_t fp_lanes,
-                                                    std::uint64_t lo) const noexcept {
+    // The bucket's 8-byte word at `byte` with fp's lanes (fp * lo) xored out: a slot
+    // that holds fp is a zero field. The word's bits above the bucket (the next bucket,
+    // or padding) are whatever the table holds there; the tests below read only the
+    // slots' high bits (kHi), which those bits cannot reach: they only take borrows.
+    [[gnu::always_inline]] std::uint64_t xored(std::uint64_t byte,
+                                               std::uint64_t fp_lanes) const noexcept {
       std::uint64_t w;
       std::memcpy(&w, data + byte, sizeof w);
       if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
-      const std::uint64_t v = w ^ fp_lanes;
+      return w ^ fp_lanes;
+    }
+    // The SWAR test for a zero field (packed_table.hpp): some slot's high bit is set iff
+    // some slot of the bucket is 0. lo is kLo (see lo()).
+    [[gnu::always_inline]] static std::uint64_t zero_marks(std::uint64_t v,
+                                                           std::uint64_t lo) noexcept {
       return (v - lo) & ~v;
+    }
+    // ~zero_marks(v, lo), computed as ((lo - 1) - v) | v (because ~(v - lo) is
+    // lo - 1 - v): lea, sub, or, where zero_marks takes two copies, sub, not and and
+    // (x86-64 has no and-not without BMI1). Some slot's high bit is clear iff some slot
+    // of the bucket is 0.
+    [[gnu::always_inline]] static std::uint64_t zero_marks_complement(std::uint64_t v,
+                                                                      std::uint64_t lo) noexcept {
+      return ((lo - 1) - v) | v;
     }
     // Whether the bucket at `byte` holds fp.
     [[gnu::always_inline]] bool holds(std::uint64_t byte, std::uint32_t fp) const noexcept {
       const std::uint64_t l = lo();
-      return (zero_marks(byte, fp * l, l) & kHi) != 0;
+      return (zero_marks(xored(byte, fp * l), l) & kHi) != 0;
     }
     // Whether either bucket holds fp: both words loaded and tested before one branch.
+    // For b > 2 the two complements are anded and some high bit must be clear (2
+    // instructions fewer a lookup than oring the marks; bench_instructions, f = 12,
+    // b = 4: 58 with the fingerprint's select above, from 61). For b = 2, whose lo g++
+    // subtracts as an immediate (lea), the marks are ored: the complement form counted
+    // 1 or 2 more there.
     [[gnu::always_inline]] bool holds_either(std::uint64_t byte1, std::uint64_t byte2,
                                              std::uint32_t fp) const noexcept {
       const std::uint64_t l = lo();
       const std::uint64_t lanes = fp * l;
-      return ((zero_marks(byte1, lanes, l) | zero_marks(byte2, lanes, l)) & kHi) != 0;
+      const std::uint64_t v1 = xored(byte1, lanes);
+      const std::uint64_t v2 = xored(byte2, lanes);
+      if constexpr (Slots > 2) {
+        return (zero_marks_complement(v1, l) & zero_marks_complement(v2, l) & kHi) != kHi;
+      } else {
+        return ((zero_marks(v1, l) | zero_marks(v2, l)) & kHi) != 0;
+      }
     }
     // kLo, through an empty asm: a value the caller's loop loads into one register once,
     // used by both the multiply that spreads fp to every lane (GCC would expand a
