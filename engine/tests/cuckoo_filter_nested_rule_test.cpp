@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuckoo/concurrent_filter.hpp"
@@ -185,6 +186,34 @@ DeserializeErrc rejection(const std::vector<std::uint8_t>& bytes, std::string& m
   }
   message = "accepted";
   return DeserializeErrc::kTrailingBytes;
+}
+
+// The compiled lookups (detail/filter_shapes.hpp) place items by the standard rule: a
+// filter with the nested rule at a compiled shape (f = 8, 12, 16 with b = 2 or 4) looks
+// up through the generic path, one key at a time and in batches, and finds every key it
+// stored; so does its deserialized copy.
+TEST(CuckooFilterNestedRule, CompiledShapesLookUpByTheNestedRule) {
+  for (const auto& [f, b] : {std::pair{8U, 4U}, std::pair{12U, 4U}, std::pair{16U, 2U}}) {
+    SCOPED_TRACE("f = " + std::to_string(f) + ", b = " + std::to_string(b));
+    CuckooFilter standard(nested_config(1024, f, b, 0, 21));
+    CuckooFilter nested(nested_config(1024, f, b, 4, 21));
+    EXPECT_NE(standard.lookup_shape(), cuckoo::detail::FilterShapeId::kGeneric);
+    EXPECT_EQ(nested.lookup_shape(), cuckoo::detail::FilterShapeId::kGeneric);
+    std::vector<std::uint64_t> keys;
+    for (std::uint64_t k = 0; k < 1024 * b * 9 / 10; ++k) {
+      if (nested.insert(k * 0x9e3779b97f4a7c15ULL) != InsertResult::kInserted) break;
+      keys.push_back(k * 0x9e3779b97f4a7c15ULL);
+    }
+    ASSERT_GT(keys.size(), 1024U * b / 2);
+    std::vector<char> found(keys.size(), 0);
+    nested.contains_many(keys, found);
+    const CuckooFilter copy = CuckooFilter::deserialize(nested.serialize());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_TRUE(nested.contains(keys[i])) << "key #" << i;
+      ASSERT_TRUE(found[i] != 0) << "contains_many, key #" << i;
+      ASSERT_TRUE(copy.contains(keys[i])) << "deserialized, key #" << i;
+    }
+  }
 }
 
 TEST(CuckooFilterNestedRule, SerializationRoundTripsAsVersionFour) {

@@ -47,24 +47,38 @@
 //
 // Batched lookup. contains_many() keeps many keys' cache misses in flight instead of one
 // key's, which is what bounds one-key-at-a-time lookup in a table larger than the cache.
-// For one-word shapes (below) with an empty stash it is a pipeline: while key i is
-// probed, key i + kBatchAhead is hashed, placed and both its buckets prefetched; a ring
-// of kBatchAhead entries keeps each key's buckets (as first bits) and fingerprint
-// between the two, and the probe is PackedTable::OneWordProbe::holds, contains_one_word's
-// own test. Otherwise (wider buckets, or stashed items) it hashes and prefetches a group
+// For compiled and one-word shapes (below) with an empty stash it is a pipeline: while
+// key i is probed, key i + kBatchAhead is hashed, placed and both its buckets
+// prefetched; a ring of kBatchAhead entries keeps each key's bucket positions and
+// fingerprint between the two, and the probe is the compiled shape's or
+// PackedTable::OneWordProbe::holds, contains_one_word's own test (one dispatch per
+// batch). Otherwise (wider buckets, or stashed items) it hashes and prefetches a group
 // of kBatchGroup keys, then probes the group with holds_fingerprint(), the code contains()
 // runs. Either way the answers are contains()'s (tested for every shape and length).
 //
-// One-word probes. f and b are runtime values; when a bucket with its offset within a
-// byte fits one 64-bit word (f * b <= 57, or f * b a multiple of 8 up to 64: the default
-// f = 12, b = 4 and most shapes in use), contains() reads each bucket with one load and
-// tests it with the SWAR match using the table's masks (PackedTable::contains_one_word),
-// both buckets without a branch between them, all inline, with no dispatch on the shape.
-// Wider buckets take the chunked loop. The answer is the same either way (tested against
-// the per-slot reference); hashing, placement and the stash check are shared code.
+// Compiled shapes. f and b are runtime values, but the shapes in common use (f = 8, 12,
+// 16 with b = 2 and 4; f = 8, b = 8; f = 32, b = 2) have a lookup compiled with f and b
+// as constants (detail/filter_shapes.hpp): the fingerprint mask and SWAR masks are
+// immediates and a bucket is one load at a whole byte. The constructor and deserialize()
+// pick the shape once (detail::filter_shape_id; the table's layout and bytes are the
+// same whatever is picked); contains() switches on it (a jump table that a caller's loop
+// hoists or predicts), contains_many() once per batch. The compiled probes read no
+// stash: while the stash holds items, lookups dispatch to the generic path (every change
+// of the stash between empty and not calls stash_changed()). contains() and
+// contains_hash() are always inline, so a caller's loop keeps the shape, the table
+// pointer and the seed in registers at -O2 as at -O3.
+//
+// One-word probes. The other shapes: when a bucket with its offset within a byte fits
+// one 64-bit word (f * b <= 57, or f * b a multiple of 8 up to 64), the generic path
+// reads each bucket with one load and tests it with the SWAR match using the table's
+// masks (PackedTable::contains_one_word), both buckets without a branch between them.
+// Wider buckets take the chunked loop. The answer is the same on every path (tested
+// against the per-slot reference, and compiled against generic in
+// engine/tests/filter_shapes_test.cpp); hashing and placement are shared code.
 //
 // Stash. kStashSlots entries of (fingerprint, bucket1, bucket2). contains() consults it
-// after both buckets, behind one "stash empty" branch; erase() removes from it when
+// after both buckets, on the generic path (which every lookup takes while the stash is
+// not empty) behind one "stash empty" branch; erase() removes from it when
 // neither bucket holds the fingerprint. After an erase frees a table slot, every stash
 // entry is offered its two buckets again (direct placement only, no kicks), so the stash
 // drains as the table empties.
@@ -110,6 +124,7 @@
 
 #include "detail/filter_hash_rule.hpp"
 #include "detail/filter_key_ops.hpp"
+#include "detail/filter_shapes.hpp"
 #include "detail/packed_table.hpp"
 #include "detail/rng.hpp"
 #include "detail/serial.hpp"
@@ -503,8 +518,15 @@ class BasicCuckooFilter
     return insert_checked(p);
   }
 
-  bool contains_hash(std::uint64_t h) const noexcept {
-    return holds_fingerprint(placement_of_hash(h));
+  // One switch on the compiled shape (see "Compiled shapes" in the design comment), then
+  // that shape's probe inline; uncommon shapes, and every shape while the stash holds
+  // items, call the generic runtime path.
+  [[gnu::always_inline]] bool contains_hash(std::uint64_t h) const noexcept {
+    assert(shape_ == (stash_size_ == 0 ? table_shape_ : detail::FilterShapeId::kGeneric));
+    return detail::visit_filter_shape(
+        shape_,
+        [&](auto shape) __attribute__((always_inline)) { return holds_compiled(shape, h); },
+        [&]() __attribute__((always_inline)) { return contains_generic(h); });
   }
 
   /// count() for the key whose hash is h.
@@ -578,6 +600,7 @@ class BasicCuckooFilter
     table_.clear();
     stash_ = {};
     stash_size_ = 0;
+    stash_changed();
     size_ = 0;
     stats_ = {};
   }
@@ -613,6 +636,20 @@ class BasicCuckooFilter
 
   // The stash entries, oldest first.
   std::span<const Placement> stash() const noexcept { return {stash_.data(), stash_size_}; }
+
+  // The compiled shape of this filter's lookups (detail/filter_shapes.hpp), used while
+  // the stash is empty; kGeneric when there is none for this f, b and layout, with the
+  // nested rule (the compiled shapes place by the standard one), or after
+  // use_generic_lookup().
+  detail::FilterShapeId lookup_shape() const noexcept { return table_shape_; }
+  // For the verification suite: this filter's lookups take the generic runtime path,
+  // whatever its shape. Answers do not change (tests compare the two paths); nothing
+  // else does either. Copies keep it; an assignment takes the source's choice, and
+  // deserialize() picks the compiled shape again.
+  void use_generic_lookup() noexcept {
+    table_shape_ = detail::FilterShapeId::kGeneric;
+    stash_changed();
+  }
 
   // ---- Serialization.
   //
@@ -670,12 +707,30 @@ class BasicCuckooFilter
         table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits, huge_pages,
                alloc, shape.layout),
         rule_(shape.bucket_count, shape.fingerprint_bits, shape.nested_prefix_bits),
+        table_shape_(compiled_shape_of(table_, shape.nested_prefix_bits)),
+        shape_(table_shape_),
         max_kicks_(shape.max_kicks) {}
+
+  // The compiled shapes place items by the standard rule; the nested rule (growing
+  // filters' levels) takes the generic path.
+  static detail::FilterShapeId compiled_shape_of(const detail::BasicPackedTable<Allocator>& t,
+                                                 unsigned nested_prefix_bits) noexcept {
+    if (nested_prefix_bits != 0) return detail::FilterShapeId::kGeneric;
+    return detail::filter_shape_id(t.bits(), t.slots(), t.layout());
+  }
+
+  // Every change of stash_size_ between 0 and not 0 calls this: the compiled lookups
+  // read no stash, so a filter with stashed items dispatches to the generic path.
+  void stash_changed() noexcept {
+    shape_ = stash_size_ == 0 ? table_shape_ : detail::FilterShapeId::kGeneric;
+  }
 
   // The members besides the table and the hasher (assignment's last step; no throw).
   void assign_state(const BasicCuckooFilter& other) noexcept {
     seed_ = other.seed_;
     rule_ = other.rule_;
+    table_shape_ = other.table_shape_;
+    shape_ = other.shape_;
     max_kicks_ = other.max_kicks_;
     size_ = other.size_;
     stash_ = other.stash_;
@@ -699,6 +754,13 @@ class BasicCuckooFilter
   // the rest, groups of kBatchGroup keys. REQUIRES: out has room for n results.
   template <class HashAt, class Out>
   void contains_many_by(std::size_t n, HashAt hash_at, Out out) const;
+
+  // The pipeline of contains_many_by: out[i] = whether either bucket of hash_at(i)
+  // holds its fingerprint, through `lookup` (detail::CompiledLookup or
+  // detail::RuntimeOneWordLookup). REQUIRES: the stash is empty.
+  template <class Lookup, class HashAt, class Out>
+  static void contains_many_pipelined(std::size_t n, HashAt& hash_at, Out out,
+                                      const Lookup& lookup);
 
   static void require_result_room(std::size_t inputs, std::size_t results);
 
@@ -730,6 +792,23 @@ class BasicCuckooFilter
     }
     if (stash_size_ == 0) [[likely]] return false;
     return stash_holds(p);
+  }
+
+  // A compiled shape's lookup: placement and both buckets with f and b constants
+  // (detail::CompiledFilterShape). REQUIRES: the stash is empty.
+  template <class Shape>
+  [[gnu::always_inline]] bool holds_compiled(Shape, std::uint64_t h) const noexcept {
+    const Placement p = Shape::placement(h, table_.bucket_count());
+    const typename Shape::Probe probe{table_.data().data()};
+    // No stash check: shape_ names a compiled shape only while the stash is empty.
+    return probe.holds_either(probe.first_byte(p.bucket1), probe.first_byte(p.bucket2),
+                              p.fingerprint);
+  }
+
+  // Shapes without a compiled lookup: out of line, so that callers inline only the
+  // compiled ones.
+  [[gnu::noinline]] bool contains_generic(std::uint64_t h) const noexcept {
+    return holds_fingerprint(placement_of_hash(h));
   }
 
   // Not one word: wider unsorted buckets, and semi-sorted ones with f > 16
@@ -767,6 +846,10 @@ class BasicCuckooFilter
   std::uint64_t seed_;
   detail::BasicPackedTable<Allocator> table_;
   detail::FilterHashRule rule_;  // placement of a hash: buckets and fingerprint
+  // compiled_shape_of(table_, nested prefix), or kGeneric after use_generic_lookup().
+  detail::FilterShapeId table_shape_;
+  // What lookups dispatch to: table_shape_ while the stash is empty, else kGeneric.
+  detail::FilterShapeId shape_;
   unsigned max_kicks_;
   std::uint64_t size_ = 0;
   std::array<Placement, kStashSlots> stash_{};

@@ -59,11 +59,15 @@ class FilterHashRule {
     return alt_bucket_in(bucket_count_, i, fp);
   }
 
-  // The standard rule's alternate bucket for a table of n buckets. REQUIRES: i < n.
-  static std::uint32_t alt_bucket_in(std::uint32_t n, std::uint32_t i, std::uint32_t fp) noexcept {
+  // The standard rule's alternate bucket for a table of n buckets (deserialization checks
+  // stash entries with it). REQUIRES: i < n.
+  [[gnu::always_inline]] static std::uint32_t alt_bucket_in(std::uint32_t n, std::uint32_t i, std::uint32_t fp) noexcept {
     assert(i < n);
     const auto t = reduce32(fp * kAltMultiplier, n);
-    return t >= i ? t - i : n - i + t;  // (t - i) mod n without overflow
+    // (t - i) mod n: t - i, plus n when that borrowed (mod 2^32, so without overflow);
+    // one subtraction whose borrow selects (sub, lea, cmov).
+    const std::uint32_t d = t - i;
+    return t < i ? d + n : d;
   }
 
   // t(fp) = reduce32(fp * kAltMultiplier mod 2^32, n): Fibonacci hashing (Knuth) of the

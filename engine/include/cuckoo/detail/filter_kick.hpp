@@ -116,6 +116,7 @@ InsertResult CUCKOO_FILTER::insert_with_kicks(const Placement& p) {
   stats_.max_kicks_in_insert = std::max(stats_.max_kicks_in_insert, kicks);
   if (!placed) {
     stash_[stash_size_++] = {bucket, alt_bucket(bucket, fp), fp};
+    stash_changed();
     ++stats_.kick_failures;
   }
   ++size_;

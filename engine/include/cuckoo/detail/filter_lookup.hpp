@@ -14,7 +14,25 @@ namespace cuckoo {
 CUCKOO_FILTER_TEMPLATE
 template <class HashAt, class Out>
 inline auto CUCKOO_FILTER::contains_many_by(std::size_t n, HashAt hash_at, Out out) const -> void {
-  if (!table_.one_word() || stash_size_ != 0) [[unlikely]] {
+  // One dispatch per batch: a compiled shape's pipeline (shape_ names one only while the
+  // stash is empty), or the runtime one-word one, or groups.
+  const bool pipelined = detail::visit_filter_shape(
+      shape_,
+      [&](auto shape) {
+        using Shape = decltype(shape);
+        const detail::CompiledLookup<Shape> lookup{typename Shape::Probe{table_.data().data()},
+                                                   table_.bucket_count()};
+        contains_many_pipelined(n, hash_at, out, lookup);
+        return true;
+      },
+      [&] {
+        if (!table_.one_word() || stash_size_ != 0) return false;
+        const detail::RuntimeOneWordLookup<decltype(table_.one_word_probe())> lookup{
+            table_.one_word_probe(), rule_};
+        contains_many_pipelined(n, hash_at, out, lookup);
+        return true;
+      });
+  if (!pipelined) {
     // Groups: hash and prefetch kBatchGroup keys, then probe them with holds_fingerprint.
     std::array<Placement, kBatchGroup> group;
     // Bound: n / kBatchGroup + 1 groups of at most kBatchGroup keys.
@@ -25,30 +43,34 @@ inline auto CUCKOO_FILTER::contains_many_by(std::size_t n, HashAt hash_at, Out o
         out[static_cast<std::ptrdiff_t>(start + k)] = holds_fingerprint(group[k]);
       }
     }
-    return;
   }
+}
+
+CUCKOO_FILTER_TEMPLATE
+template <class Lookup, class HashAt, class Out>
+inline auto CUCKOO_FILTER::contains_many_pipelined(std::size_t n, HashAt& hash_at, Out out,
+                                                   const Lookup& lookup) -> void {
   // The pipeline: key i + kBatchAhead is hashed, placed and its buckets prefetched while
   // key i, prefetched kBatchAhead keys earlier, is probed. The ring keeps each key's
-  // buckets as first bits, computed once. With the stash empty, the buckets alone give
-  // the answer (holds_fingerprint's, without its stash branch).
+  // bucket positions, computed once. With the stash empty, the buckets alone give the
+  // answer (holds_fingerprint's, without its stash branch).
   static_assert(std::has_single_bit(kBatchAhead));
   struct InFlight {
-    std::uint64_t bit1;
-    std::uint64_t bit2;
+    std::uint64_t pos1;
+    std::uint64_t pos2;
     std::uint32_t fingerprint;
   };
-  const auto probe = table_.one_word_probe();
   const auto start = [&](std::uint64_t h) {
-    const Placement p = placement_of_hash(h);
-    const InFlight f{probe.first_bit(p.bucket1), probe.first_bit(p.bucket2), p.fingerprint};
-    probe.prefetch(f.bit1);
-    probe.prefetch(f.bit2);
+    const Placement p = lookup.placement(h);
+    const InFlight f{lookup.position(p.bucket1), lookup.position(p.bucket2), p.fingerprint};
+    lookup.prefetch(f.pos1);
+    lookup.prefetch(f.pos2);
     return f;
   };
   const auto answer = [&](const InFlight& f) {
     // Combined as integers: clang warns on | between bools.
-    return (static_cast<unsigned>(probe.holds(f.bit1, f.fingerprint)) |
-            static_cast<unsigned>(probe.holds(f.bit2, f.fingerprint))) != 0;
+    return (static_cast<unsigned>(lookup.holds(f.pos1, f.fingerprint)) |
+            static_cast<unsigned>(lookup.holds(f.pos2, f.fingerprint))) != 0;
   };
   std::array<InFlight, kBatchAhead> ring;
   constexpr std::size_t kMask = kBatchAhead - 1;
@@ -102,5 +124,6 @@ inline auto CUCKOO_FILTER::stash_remove(unsigned k) noexcept -> void {
   for (unsigned j = k + 1; j < stash_size_; ++j) stash_[j - 1] = stash_[j];
   --stash_size_;
   stash_[stash_size_] = {};
+  stash_changed();
 }
 }  // namespace cuckoo

@@ -164,6 +164,7 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
   f.size_ = size;
   f.stash_ = stash;
   f.stash_size_ = stash_size;
+  f.stash_changed();
   f.stats_ = stats;
   return f;
 }
