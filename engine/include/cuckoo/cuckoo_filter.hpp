@@ -134,39 +134,52 @@
 
 namespace cuckoo {
 
+/// The configuration of a CuckooFilter: capacity, fingerprint bits f, slots per bucket b,
+/// the kick bound, the seed and the table's layout and pages. Checked at construction
+/// (before anything is allocated): an invalid value throws ConfigError naming the field.
 struct CuckooFilterConfig {
+  /// The smallest fingerprint_bits, 4.
   static constexpr unsigned kMinFingerprintBits = detail::PackedTable::kMinBits;  // 4
+  /// The largest fingerprint_bits, 32.
   static constexpr unsigned kMaxFingerprintBits = detail::PackedTable::kMaxBits;  // 32
+  /// The largest max_kicks, 2^20.
   static constexpr unsigned kMaxKicksLimit = 1U << 20;
+  /// The most buckets a filter may have, 2^32 - 1 (bucket indices are 32-bit).
   static constexpr std::uint64_t kMaxBucketCount = 0xffffffffULL;
-  // The largest table the constructor allocates (data plus padding), 64 GiB.
+  /// The largest table the constructor allocates (data plus padding), 64 GiB.
   static constexpr std::uint64_t kMaxTableBytes = std::uint64_t{1} << 36;
 
-  // Fingerprint slots wanted; rounded up to whole buckets, bucket_count =
-  // ceil(capacity / slots_per_bucket). Any bucket count from 1 to kMaxBucketCount.
+  /// Fingerprint slots wanted; rounded up to whole buckets, bucket_count =
+  /// ceil(capacity / slots_per_bucket). Any bucket count from 1 to kMaxBucketCount whose
+  /// table fits in kMaxTableBytes (ConfigError naming "capacity" otherwise, and for 0).
   std::uint64_t capacity = 0;
+  /// Fingerprint bits f: kMinFingerprintBits..kMaxFingerprintBits.
   unsigned fingerprint_bits = 12;  // kMinFingerprintBits..kMaxFingerprintBits
+  /// Slots per bucket b: 1, 2, 4 or 8.
   unsigned slots_per_bucket = 4;   // 1, 2, 4 or 8
+  /// Evictions per insert before the last homeless fingerprint goes to the stash;
+  /// 1..kMaxKicksLimit.
   unsigned max_kicks = 500;        // evictions per insert before the stash; 1..kMaxKicksLimit
+  /// The hash seed. Absent: random_seed() at construction, readable through seed().
   std::optional<std::uint64_t> seed;  // absent: random_seed(), readable through seed()
-  // Back the table with transparent huge pages when it is at least 2 MiB: 2 MiB aligned
-  // and madvise(MADV_HUGEPAGE) on Linux (elsewhere, or if the kernel refuses, ordinary
-  // pages). A lookup touches two random buckets, so at 10M items with 4 KiB pages almost
-  // every probe also misses the TLB; huge pages remove most of those walks. Off by
-  // default: with THP in "madvise" mode the first touch of each huge page may compact
-  // memory (a latency spike at construction), and the table may keep up to 2 MiB more
-  // resident than it uses. Not serialized and not compared: a deserialized filter uses
-  // ordinary pages, and equal contents compare equal whatever this says.
+  /// Back the table with transparent huge pages when it is at least 2 MiB: 2 MiB aligned
+  /// and madvise(MADV_HUGEPAGE) on Linux (elsewhere, or if the kernel refuses, ordinary
+  /// pages). A lookup touches two random buckets, so at 10M items with 4 KiB pages almost
+  /// every probe also misses the TLB; huge pages remove most of those walks. Off by
+  /// default: with THP in "madvise" mode the first touch of each huge page may compact
+  /// memory (a latency spike at construction), and the table may keep up to 2 MiB more
+  /// resident than it uses. Not serialized and not compared: a deserialized filter uses
+  /// ordinary pages, and equal contents compare equal whatever this says.
   bool huge_pages = false;
-  // Semi-sorted buckets (Fan et al., section 5.2): each bucket's fingerprints are kept
-  // sorted by their low 4 bits and those 4 nibbles stored as one 12-bit code, so a slot
-  // costs f - 1 bits instead of f (bits_per_item() about (f - 1) / load). Same answers,
-  // same false-positive rate, same load at the first failure; lookups decode the nibble
-  // code through an 8 KiB table (one load for f <= 16) and inserts and erases re-encode
-  // the bucket. Requires slots_per_bucket = 4 and fingerprint_bits >= 5 (ConfigError
-  // naming "semi_sorted" otherwise). Serialized. Slot numbers (fingerprint_at) follow the
-  // sorted order. The coarse concurrent filter (a CuckooFilter under a lock) has it too;
-  // the striped concurrent filter rejects it.
+  /// Semi-sorted buckets (Fan et al., section 5.2): each bucket's fingerprints are kept
+  /// sorted by their low 4 bits and those 4 nibbles stored as one 12-bit code, so a slot
+  /// costs f - 1 bits instead of f (bits_per_item() about (f - 1) / load). Same answers,
+  /// same false-positive rate, same load at the first failure; lookups decode the nibble
+  /// code through an 8 KiB table (one load for f <= 16) and inserts and erases re-encode
+  /// the bucket. Requires slots_per_bucket = 4 and fingerprint_bits >= 5 (ConfigError
+  /// naming "semi_sorted" otherwise). Serialized. Slot numbers (fingerprint_at) follow the
+  /// sorted order. The coarse concurrent filter (a CuckooFilter under a lock) has it too;
+  /// the striped concurrent filter rejects it.
   bool semi_sorted = false;
   /// The nested placement rule (design comment, "Nested placement") with a p-bit prefix:
   /// 0, the default, keeps the standard rule; otherwise 4..fingerprint_bits, and the
@@ -176,9 +189,10 @@ struct CuckooFilterConfig {
   /// striped and lock-free concurrent filters reject it.
   unsigned nested_prefix_bits = 0;
 
-  // The load at which for_items() plans a table to hold its items, in thousandths:
-  // slightly below the loads reachable before the first kick failure (50%, 84%, 95%,
-  // 98% for b = 1, 2, 4, 8), so that the planned items fit with margin.
+  /// The load at which for_items() plans a table to hold its items, in thousandths:
+  /// slightly below the loads reachable before the first kick failure (50%, 84%, 95%,
+  /// 98% for b = 1, 2, 4, 8), so that the planned items fit with margin: 450, 800, 920
+  /// and 950 for b = 1, 2, 4 and 8 (450 for any other b, which the constructor rejects).
   static constexpr unsigned planning_load_permille(unsigned slots_per_bucket) noexcept {
     switch (slots_per_bucket) {
       case 2: return 800;
@@ -188,8 +202,9 @@ struct CuckooFilterConfig {
     }
   }
 
-  // A configuration sized to hold `items` items: capacity = max(1, ceil(items /
-  // planning load)). Never throws; an impossible size is reported by the constructor.
+  /// A configuration sized to hold `items` items: capacity = max(1, ceil(items /
+  /// planning load)), with the given f and b and the other fields at their defaults.
+  /// Never throws; an impossible size is reported by the constructor.
   static constexpr CuckooFilterConfig for_items(std::uint64_t items,
                                                 unsigned fingerprint_bits = 12,
                                                 unsigned slots_per_bucket = 4) noexcept {
@@ -211,15 +226,23 @@ struct CuckooFilterConfig {
 // CuckooFilterPlacement, where an item lives (its two buckets and its fingerprint), is
 // defined beside the placement rule in detail/filter_hash_rule.hpp.
 
-// Counters since construction, clear() or the serialization they were read from.
+/// Counters since construction, clear() or the serialization they were read from.
 struct CuckooFilterStats {
+  /// Inserts that returned kInserted (a copy stored).
   std::uint64_t inserts = 0;               // inserts that returned kInserted
+  /// Evictions (moves and swaps of kick walks), over all inserts.
   std::uint64_t kicks = 0;                 // evictions, over all inserts
+  /// The most evictions one insert made.
   std::uint64_t max_kicks_in_insert = 0;   // the most evictions one insert made
+  /// Inserts that needed a kick walk (both buckets full, the stash not full).
   std::uint64_t kick_walks = 0;            // inserts that needed a kick walk
+  /// Walks that ended after max_kicks evictions: stash entries made.
   std::uint64_t kick_failures = 0;         // walks that ended after max_kicks: stash entries made
+  /// Stash entries moved back into the table by erase.
   std::uint64_t stash_rehomes = 0;         // stash entries moved back into the table by erase
+  /// Inserts that returned kFull.
   std::uint64_t full_rejections = 0;       // inserts that returned kFull
+  /// Inserts that returned kDuplicateLimit.
   std::uint64_t duplicate_rejections = 0;  // inserts that returned kDuplicateLimit
   friend bool operator==(const CuckooFilterStats&, const CuckooFilterStats&) = default;
 };
@@ -301,64 +324,82 @@ inline double filter_false_positive_bound(unsigned fingerprint_bits, unsigned sl
 
 namespace cuckoo {
 
-// Allocator: the table's memory comes from it (rebound to 64-byte cache lines, see
-// detail/aligned_buffer.hpp); huge_pages applies with std::allocator only. Propagation
-// follows std::allocator_traits as for the standard containers, so a
-// std::pmr::polymorphic_allocator works: copies use select_on_container_copy_construction;
-// copy and move assignment bring the other filter's allocator along only when
-// propagate_on_container_copy_assignment / _move_assignment says so, else keep this
-// filter's. A move assignment takes the other filter's memory when the allocator
-// propagates or the two compare equal, and otherwise copies the table into memory of
-// this filter's allocator (which may throw std::bad_alloc, leaving the filter
-// unchanged). std::swap goes through those move operations, so each filter keeps its
-// allocator unless propagate_on_container_move_assignment.
+/// A partial-key cuckoo filter with a small stash: an approximate-membership multiset
+/// with no false negatives; see the design comment at the top of cuckoo/cuckoo_filter.hpp
+/// (hashing, placement, guarantees and caveats). Not thread-safe: const member functions
+/// may run concurrently with each other; anything that runs concurrently with a non-const
+/// call needs external locking (CoarseConcurrentFilter and StripedConcurrentFilter are
+/// the concurrent filters). Hasher: hashes keys with the seed (DefaultHasher by default).
+/// Allocator: the table's memory comes from it (rebound to 64-byte cache lines, see
+/// detail/aligned_buffer.hpp); huge_pages applies with std::allocator only. Propagation
+/// follows std::allocator_traits as for the standard containers, so a
+/// std::pmr::polymorphic_allocator works: copies use select_on_container_copy_construction;
+/// copy and move assignment bring the other filter's allocator along only when
+/// propagate_on_container_copy_assignment / _move_assignment says so, else keep this
+/// filter's. A move assignment takes the other filter's memory when the allocator
+/// propagates or the two compare equal, and otherwise copies the table into memory of
+/// this filter's allocator (which may throw std::bad_alloc, leaving the filter
+/// unchanged). std::swap goes through those move operations, so each filter keeps its
+/// allocator unless propagate_on_container_move_assignment.
 template <class Hasher = DefaultHasher, class Allocator = std::allocator<std::uint8_t>>
 class BasicCuckooFilter
     : public detail::FilterKeyOps<BasicCuckooFilter<Hasher, Allocator>, Hasher> {
   using KeyOps = detail::FilterKeyOps<BasicCuckooFilter, Hasher>;
 
  public:
+  /// Where an item lives: its two buckets and its fingerprint (CuckooFilterPlacement).
   using Placement = CuckooFilterPlacement;
+  /// Counters (CuckooFilterStats).
   using Stats = CuckooFilterStats;
 
-  // Homeless fingerprints held beside the table; see the design comment.
+  /// Homeless fingerprints held beside the table; see the design comment.
   static constexpr unsigned kStashSlots = 4;
-  // Serialization format version (payload layout documented at serialize()). Version 3
-  // added the bucket layout byte (semi-sorted buckets); version 2 bytes, which have no
-  // such byte and unsorted buckets, are still read. Version 2 changed the
-  // alternate-bucket rule (filter_hash_rule.hpp); version 1 bytes are rejected with
-  // kUnsupportedVersion, since their fingerprints sit in buckets the new rule does not
-  // probe.
+  /// Serialization format version (payload layout documented at serialize()). Version 3
+  /// added the bucket layout byte (semi-sorted buckets); version 2 bytes, which have no
+  /// such byte and unsorted buckets, are still read. Version 2 changed the
+  /// alternate-bucket rule (filter_hash_rule.hpp); version 1 bytes are rejected with
+  /// kUnsupportedVersion, since their fingerprints sit in buckets the new rule does not
+  /// probe. A filter with the standard rule writes it; with the nested rule,
+  /// kNestedFormatVersion.
   static constexpr std::uint8_t kFormatVersion = 3;
+  /// The oldest version deserialize() reads: 2 (no bucket layout byte, unsorted buckets).
   static constexpr std::uint8_t kOldestReadableVersion = 2;
   /// The version a filter with the nested rule (nested_prefix_bits != 0) writes: version
   /// 3 and the nested_prefix_bits byte. The newest version deserialize() reads.
   static constexpr std::uint8_t kNestedFormatVersion = 4;
-  // Keys hashed and prefetched ahead of their probes by contains_many(): enough
-  // outstanding misses to cover memory latency (2 buckets each, so 48 lines, more than
-  // the ~12-20 line-fill buffers of a core), few enough that the prefetched lines are
-  // still cached when probed.
+  /// Keys hashed and prefetched ahead of their probes by contains_many(): enough
+  /// outstanding misses to cover memory latency (2 buckets each, so 48 lines, more than
+  /// the ~12-20 line-fill buffers of a core), few enough that the prefetched lines are
+  /// still cached when probed.
   static constexpr std::size_t kBatchGroup = 24;
-  // The same for the pipelined batched lookup (one-word shapes, empty stash): key
-  // i + kBatchAhead is hashed and prefetched while key i is probed. A power of two (the
-  // ring's index is a mask).
+  /// The same for the pipelined batched lookup (one-word shapes, empty stash): key
+  /// i + kBatchAhead is hashed and prefetched while key i is probed. A power of two (the
+  /// ring's index is a mask).
   static constexpr std::size_t kBatchAhead = 16;
 
-  // Builds an empty filter. Throws ConfigError (field() = "fingerprint_bits",
-  // "slots_per_bucket", "capacity", "semi_sorted", "nested_prefix_bits" or "max_kicks")
-  // if the configuration is invalid;
-  // nothing is allocated before the configuration is validated.
+  /// Builds an empty filter. Throws ConfigError (field() = "fingerprint_bits",
+  /// "slots_per_bucket", "capacity", "semi_sorted", "nested_prefix_bits" or "max_kicks")
+  /// if the configuration is invalid; nothing is allocated before the configuration is
+  /// validated. The table's allocation may then throw std::bad_alloc (or what the
+  /// allocator throws).
   explicit BasicCuckooFilter(const CuckooFilterConfig& config, Hasher hasher = Hasher(),
                              const Allocator& alloc = Allocator())
       : BasicCuckooFilter(detail::validate_cuckoo_filter_config(config), config.seed,
                           std::move(hasher), config.huge_pages, alloc) {}
 
-  // Copies use select_on_container_copy_construction (see above); a move takes the table
-  // with its allocator. Assignment assigns the table first, the one step that may
-  // allocate and so throw (a copy, or a move between unequal non-propagating
-  // allocators), then the rest: a throwing assignment leaves this filter as it was.
+  /// Copies the filter: contents, configuration, seed, stats and hasher. Copies use
+  /// select_on_container_copy_construction (see the class comment); a move takes the table
+  /// with its allocator. Assignment assigns the table first, the one step that may
+  /// allocate and so throw (a copy, or a move between unequal non-propagating
+  /// allocators), then the rest: a throwing assignment leaves this filter as it was.
   BasicCuckooFilter(const BasicCuckooFilter&) = default;
+  /// Takes the other filter's table with its allocator, and the rest of its state. The
+  /// moved-from filter may only be assigned to or destroyed.
   BasicCuckooFilter(BasicCuckooFilter&&) = default;
+  /// Copy assignment: the table first (which may throw std::bad_alloc, leaving this filter
+  /// as it was), then the hasher and the rest, which throw only if the Hasher's copy
+  /// assignment does. The allocator follows propagate_on_container_copy_assignment (see
+  /// the class comment).
   BasicCuckooFilter& operator=(const BasicCuckooFilter& other) {
     if (this != &other) {
       table_ = other.table_;
@@ -367,6 +408,11 @@ class BasicCuckooFilter
     }
     return *this;
   }
+  /// Move assignment: takes the other filter's table when the allocator propagates or the
+  /// two compare equal, else copies it into this filter's memory (which may throw
+  /// std::bad_alloc, leaving this filter as it was); then the hasher and the rest, which
+  /// throw only if the Hasher's move assignment does. The moved-from filter may only be
+  /// assigned to or destroyed.
   BasicCuckooFilter& operator=(BasicCuckooFilter&& other) noexcept(
       std::is_nothrow_move_assignable_v<detail::BasicPackedTable<Allocator>> &&
       std::is_nothrow_move_assignable_v<Hasher>) {
@@ -379,7 +425,9 @@ class BasicCuckooFilter
   }
   ~BasicCuckooFilter() = default;
 
+  /// The Allocator template argument (the table's memory).
   using allocator_type = Allocator;
+  /// The allocator the table's memory comes from.
   allocator_type get_allocator() const noexcept { return allocator_type(table_.allocator()); }
 
   // ---- Key-level operations (detail/filter_key_ops.hpp). A key is anything the Hasher
@@ -463,11 +511,12 @@ class BasicCuckooFilter
     return i;
   }
 
-  // Batched contains(): results[i] = contains(keys[i]) for every i < keys.size(), same
-  // answers, faster for many keys in a large table (see "Batched lookup" above). Entries
-  // of results beyond keys.size() are not touched. Throws std::invalid_argument, before
-  // touching anything, if results.size() < keys.size().
-  // REQUIRES: results.size() >= keys.size(); results does not overlap keys.
+  /// Batched contains(): results[i] = contains(keys[i]) for every i < keys.size(), same
+  /// answers, faster for many keys in a large table (see "Batched lookup" in the design
+  /// comment at the top of this header). Entries of results beyond keys.size() are not
+  /// touched. Throws std::invalid_argument, before touching anything, if results.size() <
+  /// keys.size().
+  /// REQUIRES: results.size() >= keys.size(); results does not overlap keys.
   template <class Key>
     requires HasherFor<Hasher, Key>
   void contains_many(std::span<const Key> keys, std::span<bool> results) const {
@@ -475,10 +524,12 @@ class BasicCuckooFilter
     contains_many_into(keys, results.begin());
   }
 
-  // The same for any contiguous range of keys (std::vector, std::array, a C array,
-  // std::span) and any sized random-access range whose elements take a bool (bool, char,
-  // std::uint8_t, int, ... and std::vector<bool>, whose proxy references do): results[i]
-  // = contains(keys[i]). Same errors and requirements as above.
+  /// The same for any contiguous range of keys (std::vector, std::array, a C array,
+  /// std::span) and any sized random-access range whose elements take a bool (bool, char,
+  /// std::uint8_t, int, ... and std::vector<bool>, whose proxy references do): results[i]
+  /// = contains(keys[i]). Same errors and requirements as the std::span overload: throws
+  /// std::invalid_argument, before touching anything, if results is shorter than keys.
+  /// REQUIRES: results does not overlap keys.
   template <std::ranges::contiguous_range Keys, std::ranges::random_access_range Results>
     requires std::ranges::sized_range<Keys> && std::ranges::sized_range<Results> &&
              HasherFor<Hasher, std::ranges::range_value_t<Keys>> &&
@@ -490,9 +541,9 @@ class BasicCuckooFilter
     contains_many_into(key_span, std::ranges::begin(results));
   }
 
-  // contains_many() for precomputed hashes: results[i] = contains_hash(hashes[i]).
-  // Throws std::invalid_argument if results.size() < hashes.size().
-  // REQUIRES: results.size() >= hashes.size(); results does not overlap hashes.
+  /// contains_many() for precomputed hashes: results[i] = contains_hash(hashes[i]).
+  /// Throws std::invalid_argument if results.size() < hashes.size().
+  /// REQUIRES: results.size() >= hashes.size(); results does not overlap hashes.
   void contains_many_hash(std::span<const std::uint64_t> hashes, std::span<bool> results) const {
     require_result_room(hashes.size(), results.size());
     contains_many_by(hashes.size(), [&](std::size_t i) { return hashes[i]; }, results.begin());
@@ -501,6 +552,7 @@ class BasicCuckooFilter
   // ---- Hash-level operations: the same as the key-level ones for a key whose hash is h.
   // For layers that hash on their own (and for tests that place items by hash).
 
+  /// insert() for the key whose hash is h.
   InsertResult insert_hash(std::uint64_t h) {
     const Placement p = placement_of_hash(h);
     table_.prefetch(p.bucket2);
@@ -518,9 +570,10 @@ class BasicCuckooFilter
     return insert_checked(p);
   }
 
-  // One switch on the compiled shape (see "Compiled shapes" in the design comment), then
-  // that shape's probe inline; uncommon shapes, and every shape while the stash holds
-  // items, call the generic runtime path.
+  /// contains() for the key whose hash is h (always inline).
+  /// One switch on the compiled shape (see "Compiled shapes" in the design comment), then
+  /// that shape's probe inline; uncommon shapes, and every shape while the stash holds
+  /// items, call the generic runtime path.
   [[gnu::always_inline]] bool contains_hash(std::uint64_t h) const noexcept {
     assert(shape_ == (stash_size_ == 0 ? table_shape_ : detail::FilterShapeId::kGeneric));
     return detail::visit_filter_shape(
@@ -540,6 +593,11 @@ class BasicCuckooFilter
     return insert_hash(h);
   }
 
+  /// erase() for the key whose hash is h: removes one copy of its fingerprint from its
+  /// first bucket, else its second, else the stash; false (nothing changed) if none holds
+  /// it. After a removal from the table, every stash entry is offered its two buckets
+  /// again. REQUIRES (for the no-false-negative guarantee of other keys): the key was
+  /// inserted.
   bool erase_hash(std::uint64_t h) {
     const Placement p = placement_of_hash(h);
     if (table_.remove_one(p.bucket1, p.fingerprint) ||
@@ -557,45 +615,56 @@ class BasicCuckooFilter
 
   // ---- Size and configuration.
 
-  // Stored copies, in the table and the stash.
+  /// Stored copies, in the table and the stash.
   std::uint64_t size() const noexcept { return size_; }
+  /// size() == 0.
   bool empty() const noexcept { return size_ == 0; }
-  // size() / slot_count(). Counts stash entries, so it can exceed 1 by at most
-  // kStashSlots / slot_count().
+  /// size() / slot_count(). Counts stash entries, so it can exceed 1 by at most
+  /// kStashSlots / slot_count().
   double load_factor() const noexcept {
     return static_cast<double>(size_) / static_cast<double>(slot_count());
   }
-  // Table data bits (bucket_count() * bits per bucket, without padding) per stored copy:
-  // f / load_factor(), or (f - 1) / load_factor() with semi-sorted buckets. +infinity
-  // when the filter is empty.
+  /// Table data bits (bucket_count() * bits per bucket, without padding) per stored copy:
+  /// f / load_factor(), or (f - 1) / load_factor() with semi-sorted buckets. +infinity
+  /// when the filter is empty.
   double bits_per_item() const noexcept {
     if (size_ == 0) return std::numeric_limits<double>::infinity();
     return static_cast<double>(std::uint64_t{table_.bucket_count()} * table_.bucket_bits()) /
            static_cast<double>(size_);
   }
-  // The table allocation (data and padding) plus the filter object itself.
+  /// The table allocation (data and padding) plus the filter object itself.
   std::size_t memory_bytes() const noexcept { return table_.allocated_bytes() + sizeof(*this); }
-  // Whether huge pages were requested for the table (CuckooFilterConfig::huge_pages).
+  /// Whether huge pages were requested for the table (CuckooFilterConfig::huge_pages).
   bool huge_pages() const noexcept { return table_.huge_pages(); }
 
+  /// Buckets n: ceil(capacity / slots_per_bucket) of the configuration.
   std::uint32_t bucket_count() const noexcept { return table_.bucket_count(); }
+  /// Fingerprint slots in the table: bucket_count() * slots_per_bucket().
   std::uint64_t slot_count() const noexcept {
     return std::uint64_t{table_.bucket_count()} * table_.slots();
   }
+  /// Fingerprint bits f (CuckooFilterConfig::fingerprint_bits).
   unsigned fingerprint_bits() const noexcept { return table_.bits(); }
+  /// Slots per bucket b (CuckooFilterConfig::slots_per_bucket).
   unsigned slots_per_bucket() const noexcept { return table_.slots(); }
-  // Whether buckets are semi-sorted (CuckooFilterConfig::semi_sorted).
+  /// Whether buckets are semi-sorted (CuckooFilterConfig::semi_sorted).
   bool semi_sorted() const noexcept { return table_.semi_sorted(); }
   /// The nested rule's prefix width (CuckooFilterConfig::nested_prefix_bits); 0: standard.
   unsigned nested_prefix_bits() const noexcept { return rule_.nested_prefix_bits(); }
+  /// Evictions per insert before the stash (CuckooFilterConfig::max_kicks).
   unsigned max_kicks() const noexcept { return max_kicks_; }
+  /// The hash seed: the configured one, or the random_seed() drawn at construction (for a
+  /// deserialized filter, the original's).
   std::uint64_t seed() const noexcept { return seed_; }
+  /// The hasher that hash_of() applies to keys, with seed().
   const Hasher& hasher() const noexcept { return hasher_; }
+  /// Entries in the stash, 0..kStashSlots.
   unsigned stash_size() const noexcept { return stash_size_; }
+  /// The counters (CuckooFilterStats).
   const Stats& stats() const noexcept { return stats_; }
 
-  // Empties the filter and resets stats(): afterwards it behaves exactly as a freshly
-  // constructed filter with the same configuration and seed.
+  /// Empties the filter and resets stats(): afterwards it behaves exactly as a freshly
+  /// constructed filter with the same configuration and seed.
   void clear() noexcept {
     table_.clear();
     stash_ = {};
@@ -607,85 +676,95 @@ class BasicCuckooFilter
 
   // ---- Introspection, public for the verification suite (model checks, audit, fuzz).
 
+  /// Where the key whose hash is h lives: its two buckets and its fingerprint (the
+  /// derivation of the design comment).
   [[gnu::always_inline]] Placement placement_of_hash(std::uint64_t h) const noexcept {
     return rule_.placement(h);
   }
 
+  /// Where key lives: placement_of_hash(hash_of(key)).
   template <class Key>
     requires HasherFor<Hasher, Key>
   Placement placement(const Key& key) const {
     return placement_of_hash(hash_of(key));
   }
 
-  // The other bucket of a fingerprint stored in bucket i; an involution in i.
-  // REQUIRES: i < bucket_count().
+  /// The other bucket of a fingerprint stored in bucket i; an involution in i.
+  /// REQUIRES: i < bucket_count().
   std::uint32_t alt_bucket(std::uint32_t i, std::uint32_t fp) const noexcept {
     return rule_.alt_bucket(i, fp);
   }
 
+  /// max_copies() for the key whose hash is h: 2b, or b when its two buckets coincide.
   unsigned max_copies_of_hash(std::uint64_t h) const noexcept {
     return max_copies_of(placement_of_hash(h));
   }
 
-  // The fingerprint stored in a slot, 0 if the slot is empty. Semi-sorted buckets number
-  // their slots in sorted order (by low 4 bits, then high bits), which any write to the
-  // bucket may change. REQUIRES: bucket < bucket_count(), slot < slots_per_bucket().
+  /// The fingerprint stored in a slot, 0 if the slot is empty. Semi-sorted buckets number
+  /// their slots in sorted order (by low 4 bits, then high bits), which any write to the
+  /// bucket may change. REQUIRES: bucket < bucket_count(), slot < slots_per_bucket().
   std::uint32_t fingerprint_at(std::uint32_t bucket, unsigned slot) const noexcept {
     return table_.get(bucket, slot);
   }
 
-  // The stash entries, oldest first.
+  /// The stash entries, oldest first: each a fingerprint with its two buckets, bucket2 =
+  /// alt_bucket(bucket1, fingerprint).
   std::span<const Placement> stash() const noexcept { return {stash_.data(), stash_size_}; }
 
-  // The compiled shape of this filter's lookups (detail/filter_shapes.hpp), used while
-  // the stash is empty; kGeneric when there is none for this f, b and layout, with the
-  // nested rule (the compiled shapes place by the standard one), or after
-  // use_generic_lookup().
+  /// The compiled shape of this filter's lookups (detail/filter_shapes.hpp), used while
+  /// the stash is empty; kGeneric when there is none for this f, b and layout, with the
+  /// nested rule (the compiled shapes place by the standard one), or after
+  /// use_generic_lookup().
   detail::FilterShapeId lookup_shape() const noexcept { return table_shape_; }
-  // For the verification suite: this filter's lookups take the generic runtime path,
-  // whatever its shape. Answers do not change (tests compare the two paths); nothing
-  // else does either. Copies keep it; an assignment takes the source's choice, and
-  // deserialize() picks the compiled shape again.
+  /// For the verification suite: this filter's lookups take the generic runtime path,
+  /// whatever its shape. Answers do not change (tests compare the two paths); nothing
+  /// else does either. Copies keep it; an assignment takes the source's choice, and
+  /// deserialize() picks the compiled shape again.
   void use_generic_lookup() noexcept {
     table_shape_ = detail::FilterShapeId::kGeneric;
     stash_changed();
   }
 
   // ---- Serialization.
-  //
-  // The shared envelope (detail/serial.hpp), kind kCuckooFilter, version kFormatVersion
-  // (3), or kNestedFormatVersion (4) with the nested rule. Payload, little-endian:
-  //   u8  fingerprint_bits      u8  slots_per_bucket
-  //   u8  bucket layout: 0 unsorted, 1 semi-sorted (absent in version 2: unsorted)
-  //   u8  nested_prefix_bits, 4..fingerprint_bits (version 4 only; versions 2 and 3
-  //       have the standard rule, and a filter with it writes version 3)
-  //   u32 bucket_count          u32 max_kicks
-  //   u64 seed                  u64 size
-  //   u64 x 8 stats: inserts, kicks, max_kicks_in_insert, kick_walks, kick_failures,
-  //       stash_rehomes, full_rejections, duplicate_rejections
-  //   u8  stash_size, then per entry u32 fingerprint, u32 bucket1, u32 bucket2
-  //   u64 table byte length, then the table's data bytes (no padding; semi-sorted
-  //       buckets in the code of detail/semi_sorted.hpp, each in its canonical form)
-  // A deserialized filter equals the original and, given the same hasher, behaves
-  // identically on every later operation (the kick sequence continues from kick_walks).
+  /// The filter's bytes: the shared envelope (detail/serial.hpp), kind kCuckooFilter,
+  /// version kFormatVersion (3), or kNestedFormatVersion (4) with the nested rule.
+  /// Payload, little-endian:
+  ///   u8  fingerprint_bits      u8  slots_per_bucket
+  ///   u8  bucket layout: 0 unsorted, 1 semi-sorted (absent in version 2: unsorted)
+  ///   u8  nested_prefix_bits, 4..fingerprint_bits (version 4 only; versions 2 and 3
+  ///       have the standard rule, and a filter with it writes version 3)
+  ///   u32 bucket_count          u32 max_kicks
+  ///   u64 seed                  u64 size
+  ///   u64 x 8 stats: inserts, kicks, max_kicks_in_insert, kick_walks, kick_failures,
+  ///       stash_rehomes, full_rejections, duplicate_rejections
+  ///   u8  stash_size, then per entry u32 fingerprint, u32 bucket1, u32 bucket2
+  ///   u64 table byte length, then the table's data bytes (no padding; semi-sorted
+  ///       buckets in the code of detail/semi_sorted.hpp, each in its canonical form)
+  /// A deserialized filter equals the original and, given the same hasher, behaves
+  /// identically on every later operation (the kick sequence continues from kick_walks).
+  /// Throws std::bad_alloc if the bytes cannot be allocated.
   std::vector<std::uint8_t> serialize() const;
 
-  // Rebuilds a filter from serialize() output. Throws DeserializeError: kTruncated,
-  // kBadMagic, kWrongKind, kUnsupportedVersion, kChecksumMismatch, kTrailingBytes from
-  // the envelope and payload reader; kBadConfig naming the field for f, b, bucket count,
-  // max_kicks or nested_prefix_bits out of range; kInconsistent when the table length differs from what the
-  // configuration implies (checked before anything is allocated), the size differs from
-  // the stored fingerprints, a stash entry is invalid, the bits after the last bucket
-  // are not zero, or a semi-sorted bucket is not canonical (a code >= 3876, or slots out
-  // of sort order). The hasher must be the one the original used for key-level answers to
-  // match.
+  /// Rebuilds a filter from serialize() output. Throws DeserializeError: kTruncated,
+  /// kBadMagic, kWrongKind, kUnsupportedVersion, kChecksumMismatch, kTrailingBytes from
+  /// the envelope and payload reader; kBadConfig naming the field for f, b, the bucket
+  /// layout (a value above 1, or semi-sorted buckets f and b cannot have), bucket count (0,
+  /// or a table above CuckooFilterConfig::kMaxTableBytes), max_kicks or
+  /// nested_prefix_bits out of range; kInconsistent when the table length differs from
+  /// what the configuration implies (checked before anything is allocated), the size
+  /// differs from the stored fingerprints, the stash size or a stash entry is invalid, the
+  /// bits after the last bucket are not zero, or a semi-sorted bucket is not canonical (a
+  /// code >= 3876, or slots out of sort order). The hasher must be the one the original
+  /// used for key-level answers to match. The filter uses ordinary pages
+  /// (CuckooFilterConfig::huge_pages is not serialized) and its compiled lookup shape.
+  /// The table's allocation may throw std::bad_alloc.
   static BasicCuckooFilter deserialize(std::span<const std::uint8_t> bytes,
                                        Hasher hasher = Hasher(),
                                        const Allocator& alloc = Allocator());
 
-  // Equal configuration (f, b, layout, placement rule, bucket count, max_kicks), seed and
-  // contents (table slots, stash entries in order, size). Stats and the hasher are not
-  // compared.
+  /// Equal configuration (f, b, layout, placement rule, bucket count, max_kicks), seed and
+  /// contents (table slots, stash entries in order, size). Stats and the hasher are not
+  /// compared.
   friend bool operator==(const BasicCuckooFilter& a, const BasicCuckooFilter& b) noexcept {
     return a.seed_ == b.seed_ && a.max_kicks_ == b.max_kicks_ && a.size_ == b.size_ &&
            a.nested_prefix_bits() == b.nested_prefix_bits() &&
@@ -857,6 +936,7 @@ class BasicCuckooFilter
   Stats stats_{};
 };
 
+/// BasicCuckooFilter with DefaultHasher and std::allocator.
 using CuckooFilter = BasicCuckooFilter<>;
 
 }  // namespace cuckoo
