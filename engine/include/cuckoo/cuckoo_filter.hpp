@@ -139,9 +139,9 @@ namespace cuckoo {
 /// (before anything is allocated): an invalid value throws ConfigError naming the field.
 struct CuckooFilterConfig {
   /// The smallest fingerprint_bits, 4.
-  static constexpr unsigned kMinFingerprintBits = detail::PackedTable::kMinBits;  // 4
+  static constexpr unsigned kMinFingerprintBits = detail::PackedTable::kMinBits;
   /// The largest fingerprint_bits, 32.
-  static constexpr unsigned kMaxFingerprintBits = detail::PackedTable::kMaxBits;  // 32
+  static constexpr unsigned kMaxFingerprintBits = detail::PackedTable::kMaxBits;
   /// The largest max_kicks, 2^20.
   static constexpr unsigned kMaxKicksLimit = 1U << 20;
   /// The most buckets a filter may have, 2^32 - 1 (bucket indices are 32-bit).
@@ -154,14 +154,14 @@ struct CuckooFilterConfig {
   /// table fits in kMaxTableBytes (ConfigError naming "capacity" otherwise, and for 0).
   std::uint64_t capacity = 0;
   /// Fingerprint bits f: kMinFingerprintBits..kMaxFingerprintBits.
-  unsigned fingerprint_bits = 12;  // kMinFingerprintBits..kMaxFingerprintBits
+  unsigned fingerprint_bits = 12;
   /// Slots per bucket b: 1, 2, 4 or 8.
-  unsigned slots_per_bucket = 4;   // 1, 2, 4 or 8
+  unsigned slots_per_bucket = 4;
   /// Evictions per insert before the last homeless fingerprint goes to the stash;
   /// 1..kMaxKicksLimit.
-  unsigned max_kicks = 500;        // evictions per insert before the stash; 1..kMaxKicksLimit
+  unsigned max_kicks = 500;
   /// The hash seed. Absent: random_seed() at construction, readable through seed().
-  std::optional<std::uint64_t> seed;  // absent: random_seed(), readable through seed()
+  std::optional<std::uint64_t> seed;
   /// Back the table with transparent huge pages when it is at least 2 MiB: 2 MiB aligned
   /// and madvise(MADV_HUGEPAGE) on Linux (elsewhere, or if the kernel refuses, ordinary
   /// pages). A lookup touches two random buckets, so at 10M items with 4 KiB pages almost
@@ -229,21 +229,21 @@ struct CuckooFilterConfig {
 /// Counters since construction, clear() or the serialization they were read from.
 struct CuckooFilterStats {
   /// Inserts that returned kInserted (a copy stored).
-  std::uint64_t inserts = 0;               // inserts that returned kInserted
+  std::uint64_t inserts = 0;
   /// Evictions (moves and swaps of kick walks), over all inserts.
-  std::uint64_t kicks = 0;                 // evictions, over all inserts
+  std::uint64_t kicks = 0;
   /// The most evictions one insert made.
-  std::uint64_t max_kicks_in_insert = 0;   // the most evictions one insert made
+  std::uint64_t max_kicks_in_insert = 0;
   /// Inserts that needed a kick walk (both buckets full, the stash not full).
-  std::uint64_t kick_walks = 0;            // inserts that needed a kick walk
+  std::uint64_t kick_walks = 0;
   /// Walks that ended after max_kicks evictions: stash entries made.
-  std::uint64_t kick_failures = 0;         // walks that ended after max_kicks: stash entries made
+  std::uint64_t kick_failures = 0;
   /// Stash entries moved back into the table by erase.
-  std::uint64_t stash_rehomes = 0;         // stash entries moved back into the table by erase
+  std::uint64_t stash_rehomes = 0;
   /// Inserts that returned kFull.
-  std::uint64_t full_rejections = 0;       // inserts that returned kFull
+  std::uint64_t full_rejections = 0;
   /// Inserts that returned kDuplicateLimit.
-  std::uint64_t duplicate_rejections = 0;  // inserts that returned kDuplicateLimit
+  std::uint64_t duplicate_rejections = 0;
   friend bool operator==(const CuckooFilterStats&, const CuckooFilterStats&) = default;
 };
 
