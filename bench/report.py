@@ -453,6 +453,22 @@ def mix_order(mix):
     return (-int(mix[1:].split("-")[0]), mix.endswith("-random"))
 
 
+def time_shared(threads, **runs):
+    """" (threads time-shared: CPU/wall striped 1.02, ...)" when the threads of one of the
+    named multi-threaded runs did not run in parallel (CPU time summed over threads below
+    0.9 x threads x wall time: another process held a core), else "". Such a figure
+    measures the scheduler too: a thread descheduled while it holds a lock stalls the
+    other, and designs suffer that differently."""
+    if threads < 2:
+        return ""
+    parallel = {name: b.get("cpu_time", 0) / b["real_time"] for name, b in runs.items()
+                if b and b.get("real_time")}
+    if not any(p < 0.9 * threads for p in parallel.values()):
+        return ""
+    return " (threads time-shared: CPU/wall " + ", ".join(
+        f"{name} {p:.2f}" for name, p in parallel.items()) + ")"
+
+
 def concurrent_rows(t, B, ctx):
     empty = B.get("concurrent/filter_negative95/striped/stash_empty/real_time/threads:2") or \
         B.get("concurrent/filter_negative95/striped/stash_empty/threads:2")
@@ -475,7 +491,8 @@ def concurrent_rows(t, B, ctx):
                     b = B.get(f"concurrent/{kind}/{design}/{mix}/threads:{threads}")
                     if b:
                         t.row(f"{design} {mix_label(mix)}, "
-                              f"{threads} thread{'s' if threads > 1 else ''}",
+                              f"{threads} thread{'s' if threads > 1 else ''}"
+                              f"{time_shared(threads, **{design: b})}",
                               mops(b), "Mops/s",
                               "single-threaded engine" if single else None,
                               mops(single) if single else None)
@@ -502,7 +519,9 @@ def concurrent_rows(t, B, ctx):
             if a and b:
                 ratio = mops(a) / mops(b)
                 t.row(f"striped {mix_label(mix)}, {threads} thread{'s' if threads > 1 else ''} "
-                      "(ratio: striped / libcuckoo)", mops(a), "Mops/s", "libcuckoo", mops(b),
+                      f"(ratio: striped / libcuckoo)"
+                      f"{time_shared(threads, striped=a, libcuckoo=b)}", mops(a), "Mops/s",
+                      "libcuckoo", mops(b),
                       ">= 1.3x", ratio >= 1.3, ratio=ratio)
     # The same comparison on random updates, at each size (context: the 1.3x target
     # above is set on the hot-key workload).
@@ -527,7 +546,9 @@ def concurrent_rows(t, B, ctx):
                 extra = f"; CuckooMap alone {fmt(mops(single))} Mops/s" if single else ""
                 t.row(f"striped {mix_label(mix)}, {label} keys, "
                       f"{threads} thread{'s' if threads > 1 else ''} "
-                      f"(ratio: striped / libcuckoo{extra})", mops(a), "Mops/s", "libcuckoo",
+                      f"(ratio: striped / libcuckoo{extra})"
+                      f"{time_shared(threads, striped=a, libcuckoo=b)}", mops(a), "Mops/s",
+                      "libcuckoo",
                       mops(b), ratio=mops(a) / mops(b))
 
 
