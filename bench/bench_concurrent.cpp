@@ -394,11 +394,26 @@ T& prefilled(std::size_t size_index) {
 // an insert inserts, an erase erases), whatever the other threads do: the run is an error
 // unless every op of every pass answered so. The count costs one add per op, in the
 // timed loop, the same for every design.
+//
+// For the striped map, thread 0 also reports what its statistics counted during the run
+// (all threads; every thread's loop starts after thread 0's first snapshot and ends
+// before its second, at the benchmark's barriers): locked_reads_per_lookup (lookups whose
+// lock-free reads all overlapped a writer, so that they took the stripes) and
+// path_inserts_per_insert (inserts that found both buckets full and moved a cuckoo path).
 template <class T, class Apply>
 void run_mix(benchmark::State& state, Workload workload, std::size_t mix_index,
              std::size_t size_index, Apply&& apply) {
   T& target = prefilled<T>(size_index);
   const std::vector<Op>& ops = stream_for(workload, mix_index, state.thread_index(), size_index);
+  constexpr bool kHasStats = requires {  // StripedConcurrentMap's StripedMapStats
+    target.stats().locked_reads;
+    target.stats().path_inserts;
+    target.stats().erases;
+  };
+  const auto before = [&] {
+    if constexpr (kHasStats) return target.stats();
+    else return 0;
+  }();
   std::uint64_t ok = 0;
   for (auto _ : state) {
     for (const Op& op : ops) ok += apply(target, op);
@@ -409,6 +424,23 @@ void run_mix(benchmark::State& state, Workload workload, std::size_t mix_index,
   if (ok != done) {
     state.SkipWithError("an op answered wrong: a lookup missed a present key, an insert did "
                         "not insert or an erase did not erase");
+  }
+  if constexpr (kHasStats) {
+    if (state.thread_index() == 0) {
+      const auto after = target.stats();
+      const std::uint64_t inserts = after.inserts - before.inserts;
+      const std::uint64_t erases = after.erases - before.erases;
+      // Every thread ran as many passes of a stream as long as thread 0's.
+      const std::uint64_t all_ops = done * static_cast<std::uint64_t>(state.threads());
+      const std::uint64_t lookups = all_ops - std::min(all_ops, inserts + erases);
+      const auto share = [](std::uint64_t part, std::uint64_t whole) {
+        return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
+      };
+      state.counters["locked_reads_per_lookup"] =
+          share(after.locked_reads - before.locked_reads, lookups);
+      state.counters["path_inserts_per_insert"] =
+          share(after.path_inserts - before.path_inserts, inserts);
+    }
   }
 }
 
