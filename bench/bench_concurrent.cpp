@@ -1,23 +1,44 @@
 // Concurrent designs against the single-threaded engine doing the same operations
-// (the striped and coarse designs, and the lock-free filter).
+// (the striped and coarse designs, and the lock-free filter), and the striped map
+// against libcuckoo, in two workloads:
 //
+//   hot keys (names rR-wW):
 //   concurrent/filter/{single,coarse,striped,lockfree}/rR-wW/threads:T
 //   concurrent/filter/{single,striped,lockfree}/rR-wW/L/threads:T        (large size L)
-//   concurrent/filter_negative/{single,single_same_bytes,striped,lockfree}[/L]/threads:T
 //   concurrent/map/{single,coarse,striped,libcuckoo}/rR-wW/threads:T
+//   random updates (names rR-wW-random; 90/10 and 50/50):
+//   concurrent/filter/{single,striped,lockfree}/rR-wW-random[/L]/threads:T
+//   concurrent/map/{single,striped,libcuckoo}/rR-wW-random[/L]/threads:T
+//   negative lookups:
+//   concurrent/filter_negative/{single,single_same_bytes,striped,lockfree}[/L]/threads:T
 // A filter of 2N slots (f = 12, b = 4) or a map reserved for 2N items is prefilled with N
-// keys (N = CUCKOO_BENCH_CONCURRENT_ITEMS, default 2M), so the load is about 50%. The
-// filters are measured again at a large N (CUCKOO_BENCH_CONCURRENT_LARGE_ITEMS, default
-// 10M, 0 or "off" for none), whose names carry its label L ("10M"): single, striped and
-// lockfree (LockFreeFilter) at the mixes 90/10 and 50/50; lockfree runs only those two
-// mixes at the default N too. Each
-// thread replays its own precomputed stream: reads (R percent) look up random prefilled
-// keys, writes (W percent) insert a key of the thread's own stream and later erase it, so
-// every pass over the stream leaves the structure as it found it. "single" is
-// CuckooFilter / CuckooMap running thread 0's stream alone. Throughput is ops per second
+// keys (N = CUCKOO_BENCH_CONCURRENT_ITEMS, default 2M), so the load is about 50%; both
+// workloads of a size share the structure. Some designs run again at a large N
+// (CUCKOO_BENCH_CONCURRENT_LARGE_ITEMS, default 10M, 0 or "off" for none), whose names
+// carry its label L ("10M"): the filters single, striped and lockfree (LockFreeFilter)
+// in both workloads and the maps single, striped and libcuckoo in random updates, at the
+// mixes 90/10 and 50/50; lockfree runs only those two mixes at the default N too. Each
+// thread replays its own precomputed stream, and every pass over it leaves the structure
+// as it found it.
+// - Hot keys: reads (R percent) look up random prefilled keys; writes (W percent) insert
+//   a fresh key of the thread's own stream and erase it a few ops later, so the keys
+//   written are a handful that stay in cache: the writes measure the synchronization
+//   more than the memory.
+// - Random updates (the usual workload of concurrent hash table benchmarks): reads look up
+//   random keys present at that point (all hits); writes are half inserts of random
+//   absent keys and half erases of random present keys, so the structure stays near N
+//   items and every write goes to a random bucket (most often a cache miss, as the
+//   reads). Each thread owns a disjoint slice of the key set (prefilled and absent keys
+//   of index i with i % 2 == t) and its stream follows its own model of which of them
+//   are present, so it is valid whatever the other threads do. A pass is 1M ops: the
+//   first half erases prefilled keys and inserts absent ones, the second half undoes
+//   those writes in a new random order, at the same mix (exact: W % of each half).
+// Every op expects the answer yes (found, inserted, erased); a run in which any op
+// answered otherwise ends as an error instead of a figure. "single" is CuckooFilter /
+// CuckooMap running thread 0's stream alone. Throughput is ops per second
 // of wall time over all threads (UseRealTime); bench/report.py divides each design's
 // figure by "single" at the same mix, and the striped map's by libcuckoo's
-// cuckoohash_map (the peer it replaces) at the same mix and thread count.
+// cuckoohash_map (the peer it replaces) at the same mix, workload, size and thread count.
 // filter_negative: each thread looks up 64K keys never inserted, one at a time, in the
 // same prefilled filter as the mixes (same size, same load); its counters give the load,
 // the false positive rate and the filter's memory_bytes() (and, for the lock-free
@@ -41,6 +62,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -75,7 +97,7 @@ constexpr Mix kMixes[] = {{90, "r90-w10"}, {50, "r50-w50"}, {10, "r10-w90"}};
 
 std::uint64_t prefill_items() { return env_count("CUCKOO_BENCH_CONCURRENT_ITEMS", 2'000'000); }
 
-// The large filter size: CUCKOO_BENCH_CONCURRENT_LARGE_ITEMS [10M]; "0" or "off": none.
+// The large size: CUCKOO_BENCH_CONCURRENT_LARGE_ITEMS [10M]; "0" or "off": none.
 std::uint64_t large_items() {
   const char* value = std::getenv("CUCKOO_BENCH_CONCURRENT_LARGE_ITEMS");
   if (value == nullptr || *value == '\0') return 10'000'000;
@@ -84,23 +106,32 @@ std::uint64_t large_items() {
 }
 
 // The structure sizes: index 0 is prefill_items() (names without a size), index 1 the
-// large size (filters only; names carry its label), if any and different.
+// large size (names carry its label), if any and different. The filters run the large
+// size in both workloads, the maps in kRandom only.
 constexpr std::size_t kMaxSizes = 2;
 
-#if !CUCKOO_BENCH_CONCURRENT_MAP
 std::size_t size_count() {
   const std::uint64_t large = large_items();
   return large != 0 && large != prefill_items() ? 2 : 1;
 }
-#endif
 
 std::uint64_t items_of(std::size_t size_index) {
   return size_index == 0 ? prefill_items() : large_items();
 }
 
-// Thread t's stream for a mix: reads of prefilled keys (of `items`); writes in pairs,
-// insert of a fresh key of stream 2 + t, then (a few ops later) its erase. An even number
-// of writes.
+// The two workloads of the mixes.
+//   kHotKeys (names rR-wW): reads look up random prefilled keys; writes insert a fresh
+//     key and erase it a few ops later, so the keys written are few and stay in cache.
+//   kRandom (names rR-wW-random): reads look up random keys present at that point of
+//     the stream; writes are half inserts of random absent keys and half erases of
+//     random present keys, so the structure stays near N items and the keys written are
+//     random (as likely out of cache as the reads').
+enum class Workload : std::uint8_t { kHotKeys, kRandom };
+constexpr std::size_t kWorkloads = 2;
+
+// Thread t's kHotKeys stream for a mix: reads of prefilled keys (of `items`); writes in
+// pairs, insert of a fresh key of stream 2 + t, then (a few ops later) its erase. An even
+// number of writes.
 std::vector<Op> thread_stream(const Mix& mix, int thread, std::uint64_t items) {
   SplitMix rng(bench_seed() * 0x9e37 + static_cast<std::uint64_t>(thread) * 131 + mix.read_pct);
   std::vector<Op> ops;
@@ -124,16 +155,103 @@ std::vector<Op> thread_stream(const Mix& mix, int thread, std::uint64_t items) {
   return ops;
 }
 
-const std::vector<Op>& stream_for(std::size_t mix_index, int thread, std::size_t size_index) {
+// The kRandom workload. The key set is the N prefilled keys (key_at(kInsertedStream,
+// i), i < N) and as many absent ones (key_at(kRandomAbsentStream, i), i < N); thread t
+// owns the keys of both with i % kMaxThreads == t, whatever the number of threads that
+// run, so no thread ever writes or reads another's keys and each thread's stream is valid
+// whatever the others do. A pass is 1M ops (fewer when a thread's slice is small), so
+// the keys a pass touches are spread over the whole table.
+constexpr std::uint64_t kRandomAbsentStream = 64;  // clear of 0, 1, 2 + t and 97 + t
+constexpr std::size_t kRandomOpsPerPass = std::size_t{1} << 20;
+
+// A Fisher-Yates shuffle driven by the stream's generator.
+template <class T>
+void shuffle(std::vector<T>& v, SplitMix& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) {  // bound: v.size()
+    std::swap(v[i - 1], v[rng.below(i)]);
+  }
+}
+
+// Thread t's kRandom stream. Each half of the pass has exactly the mix's share of
+// writes, at random positions: the first half erases random prefilled keys of the slice
+// and inserts random absent ones (each key written at most once), the second half
+// re-inserts the keys the first half erased and erases the ones it inserted, in a new
+// random order; so the pass leaves the structure as it found it and the mix is exact in
+// each half (W % of the ops, half of them inserts). Every read looks up a key of the
+// slice that is present at that point (drawn uniformly from the prefilled keys not
+// erased and the keys inserted so far): 100 % hits, as in kHotKeys. Every op's expected
+// answer is "yes": found, inserted, erased.
+std::vector<Op> random_stream(const Mix& mix, int thread, std::uint64_t items) {
+  SplitMix rng(bench_seed() * 0x2545f491 + static_cast<std::uint64_t>(thread) * 131 +
+               mix.read_pct);
+  // present[0, live): prefilled keys not erased in this pass; present[live, end): the
+  // ones erased. absent[0, avail): absent keys not inserted; absent[avail, end): inserted.
+  std::vector<std::uint64_t> present;
+  std::vector<std::uint64_t> absent;
+  for (std::uint64_t i = static_cast<std::uint64_t>(thread); i < items; i += kMaxThreads) {
+    present.push_back(key_at(kInsertedStream, i));
+    absent.push_back(key_at(kRandomAbsentStream, i));
+  }
+  std::size_t live = present.size();
+  std::size_t avail = absent.size();
+  // A half writes at most half of its ops' W % <= 90 % of each kind: at most
+  // 0.45 * half keys, so half <= 2 * slice leaves keys to spare.
+  const std::size_t half = std::min(kRandomOpsPerPass / 2, 2 * present.size());
+  const std::size_t writes_per_kind = half * (100 - mix.read_pct) / 200;
+  const auto read = [&] {
+    const std::size_t r = rng.below(live + (absent.size() - avail));
+    return r < live ? present[r] : absent[avail + (r - live)];
+  };
+  std::vector<OpKind> pattern(half, OpKind::kLookup);
+  std::fill_n(pattern.begin(), writes_per_kind, OpKind::kInsert);
+  std::fill_n(pattern.begin() + static_cast<std::ptrdiff_t>(writes_per_kind), writes_per_kind,
+              OpKind::kErase);
+  std::vector<Op> ops;
+  ops.reserve(2 * half);
+  shuffle(pattern, rng);
+  for (const OpKind kind : pattern) {  // the first half
+    if (kind == OpKind::kInsert) {  // a random absent key, not inserted yet
+      std::swap(absent[rng.below(avail)], absent[avail - 1]);
+      ops.push_back({kind, absent[--avail]});
+    } else if (kind == OpKind::kErase) {  // a random prefilled key, not erased yet
+      std::swap(present[rng.below(live)], present[live - 1]);
+      ops.push_back({kind, present[--live]});
+    } else {
+      ops.push_back({kind, read()});
+    }
+  }
+  shuffle(pattern, rng);
+  for (const OpKind kind : pattern) {  // the second half: the inverse writes
+    if (kind == OpKind::kInsert) {  // re-insert a random key the first half erased
+      std::swap(present[live + rng.below(present.size() - live)], present[live]);
+      ops.push_back({kind, present[live++]});
+    } else if (kind == OpKind::kErase) {  // erase a random key the first half inserted
+      std::swap(absent[avail + rng.below(absent.size() - avail)], absent[avail]);
+      ops.push_back({kind, absent[avail++]});
+    } else {
+      ops.push_back({kind, read()});
+    }
+  }
+  return ops;
+}
+
+const std::vector<Op>& stream_for(Workload workload, std::size_t mix_index, int thread,
+                                  std::size_t size_index) {
   static std::mutex mutex;
-  static std::vector<std::unique_ptr<std::vector<Op>>> streams(kMaxSizes * std::size(kMixes) *
-                                                               kMaxThreads);
+  static std::vector<std::unique_ptr<std::vector<Op>>> streams(
+      kWorkloads * kMaxSizes * std::size(kMixes) * kMaxThreads);
   const std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = streams[(size_index * std::size(kMixes) + mix_index) * kMaxThreads +
+  auto& slot = streams[((static_cast<std::size_t>(workload) * kMaxSizes + size_index) *
+                            std::size(kMixes) +
+                        mix_index) *
+                           kMaxThreads +
                        static_cast<std::size_t>(thread)];
   if (!slot) {
-    slot = std::make_unique<std::vector<Op>>(
-        thread_stream(kMixes[mix_index], thread, items_of(size_index)));
+    const Mix& mix = kMixes[mix_index];
+    const std::uint64_t items = items_of(size_index);
+    slot = std::make_unique<std::vector<Op>>(workload == Workload::kRandom
+                                                 ? random_stream(mix, thread, items)
+                                                 : thread_stream(mix, thread, items));
   }
   return *slot;
 }
@@ -272,17 +390,58 @@ T& prefilled(std::size_t size_index) {
   return *value;
 }
 
+// Every op of both workloads' streams expects the answer 1 (a read finds its present key,
+// an insert inserts, an erase erases), whatever the other threads do: the run is an error
+// unless every op of every pass answered so. The count costs one add per op, in the
+// timed loop, the same for every design.
+//
+// For the striped map, thread 0 also reports what its statistics counted during the run
+// (all threads; every thread's loop starts after thread 0's first snapshot and ends
+// before its second, at the benchmark's barriers): locked_reads_per_lookup (lookups whose
+// lock-free reads all overlapped a writer, so that they took the stripes) and
+// path_inserts_per_insert (inserts that found both buckets full and moved a cuckoo path).
 template <class T, class Apply>
-void run_mix(benchmark::State& state, std::size_t mix_index, std::size_t size_index,
-             Apply&& apply) {
+void run_mix(benchmark::State& state, Workload workload, std::size_t mix_index,
+             std::size_t size_index, Apply&& apply) {
   T& target = prefilled<T>(size_index);
-  const std::vector<Op>& ops = stream_for(mix_index, state.thread_index(), size_index);
+  const std::vector<Op>& ops = stream_for(workload, mix_index, state.thread_index(), size_index);
+  constexpr bool kHasStats = requires {  // StripedConcurrentMap's StripedMapStats
+    target.stats().locked_reads;
+    target.stats().path_inserts;
+    target.stats().erases;
+  };
+  const auto before = [&] {
+    if constexpr (kHasStats) return target.stats();
+    else return 0;
+  }();
   std::uint64_t ok = 0;
   for (auto _ : state) {
     for (const Op& op : ops) ok += apply(target, op);
     benchmark::DoNotOptimize(ok);
   }
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(ops.size()));
+  const auto done = static_cast<std::uint64_t>(state.iterations()) * ops.size();
+  state.SetItemsProcessed(static_cast<std::int64_t>(done));
+  if (ok != done) {
+    state.SkipWithError("an op answered wrong: a lookup missed a present key, an insert did "
+                        "not insert or an erase did not erase");
+  }
+  if constexpr (kHasStats) {
+    if (state.thread_index() == 0) {
+      const auto after = target.stats();
+      const std::uint64_t inserts = after.inserts - before.inserts;
+      const std::uint64_t erases = after.erases - before.erases;
+      // Every thread ran as many passes of a stream as long as thread 0's.
+      const std::uint64_t all_ops = done * static_cast<std::uint64_t>(state.threads());
+      const std::uint64_t lookups = all_ops - std::min(all_ops, inserts + erases);
+      const auto share = [](std::uint64_t part, std::uint64_t whole) {
+        return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
+      };
+      state.counters["locked_reads_per_lookup"] =
+          share(after.locked_reads - before.locked_reads, lookups);
+      state.counters["path_inserts_per_insert"] =
+          share(after.path_inserts - before.path_inserts, inserts);
+    }
+  }
 }
 
 // The parts joined by '/', empty parts left out.
@@ -299,15 +458,21 @@ std::string bench_name(std::initializer_list<std::string_view> parts) {
 // The mixes a design runs: every one, or 90/10 and 50/50 only.
 enum class Mixes : std::uint8_t { kAll, kReadHeavyAndHalf };
 
+// The mix part of a name: "r90-w10" (kHotKeys) or "r90-w10-random" (kRandom).
+std::string mix_name(const Mix& mix, Workload workload) {
+  return std::string(mix.name) + (workload == Workload::kRandom ? "-random" : "");
+}
+
 template <class T, class Apply>
 void register_design(std::string_view kind, std::string_view design, bool threaded, Apply apply,
-                     std::size_t size_index = 0, Mixes mixes = Mixes::kAll) {
+                     std::size_t size_index = 0, Mixes mixes = Mixes::kAll,
+                     Workload workload = Workload::kHotKeys) {
   const std::string size = size_index == 0 ? "" : size_label(items_of(size_index));
   for (std::size_t m = 0; m < std::size(kMixes); ++m) {
     if (mixes == Mixes::kReadHeavyAndHalf && kMixes[m].read_pct < 50) continue;
     auto* b = benchmark::RegisterBenchmark(
-        bench_name({"concurrent", kind, design, kMixes[m].name, size}).c_str(),
-        [=](benchmark::State& s) { run_mix<T>(s, m, size_index, apply); });
+        bench_name({"concurrent", kind, design, mix_name(kMixes[m], workload), size}).c_str(),
+        [=](benchmark::State& s) { run_mix<T>(s, workload, m, size_index, apply); });
     b->UseRealTime()->Unit(benchmark::kMillisecond);
     if (threaded) {
       b->Threads(1)->Threads(kMaxThreads);
@@ -434,13 +599,16 @@ void register_all() {
   register_design<LockFreeFilter>("filter", "lockfree", true, filter_op, 0,
                                   Mixes::kReadHeavyAndHalf);
   for (std::size_t size = 0; size < size_count(); ++size) {
-    if (size != 0) {  // the large size: the mixes of single, striped and lockfree
+    // The large size's kHotKeys mixes, then both sizes' kRandom mixes: single, striped
+    // and lockfree at 90/10 and 50/50.
+    for (const Workload w : {Workload::kHotKeys, Workload::kRandom}) {
+      if (size == 0 && w == Workload::kHotKeys) continue;  // registered above
       register_design<CuckooFilter>("filter", "single", false, filter_op, size,
-                                    Mixes::kReadHeavyAndHalf);
+                                    Mixes::kReadHeavyAndHalf, w);
       register_design<StripedConcurrentFilter>("filter", "striped", true, filter_op, size,
-                                               Mixes::kReadHeavyAndHalf);
+                                               Mixes::kReadHeavyAndHalf, w);
       register_design<LockFreeFilter>("filter", "lockfree", true, filter_op, size,
-                                      Mixes::kReadHeavyAndHalf);
+                                      Mixes::kReadHeavyAndHalf, w);
     }
     register_negative<CuckooFilter>("single", false, size);
     register_negative<SameBytesCuckooFilter>("single_same_bytes", false, size);
@@ -456,6 +624,15 @@ void register_all() {
   register_design<Coarse>("map", "coarse", true, map_op);
   register_design<Striped>("map", "striped", true, map_op);
   register_design<LibcuckooMap>("map", "libcuckoo", true, map_op);
+  // The kRandom workload at both sizes: single, striped and libcuckoo, 90/10 and 50/50.
+  for (std::size_t size = 0; size < size_count(); ++size) {
+    register_design<Map>("map", "single", false, map_op, size, Mixes::kReadHeavyAndHalf,
+                         Workload::kRandom);
+    register_design<Striped>("map", "striped", true, map_op, size, Mixes::kReadHeavyAndHalf,
+                             Workload::kRandom);
+    register_design<LibcuckooMap>("map", "libcuckoo", true, map_op, size,
+                                  Mixes::kReadHeavyAndHalf, Workload::kRandom);
+  }
 #endif
 }
 
@@ -469,10 +646,8 @@ int main(int argc, char** argv) {
   register_all();
   benchmark::AddCustomContext("seed", std::to_string(bench_seed()));
   benchmark::AddCustomContext("prefill_items", std::to_string(prefill_items()));
-#if !CUCKOO_BENCH_CONCURRENT_MAP
   benchmark::AddCustomContext("large_items",
                               size_count() > 1 ? std::to_string(large_items()) : "off");
-#endif
   // The backend the coarse designs' automatic HTM policy really runs: real RTM only where
   // the CPU has it (CPUID leaf 7), otherwise the MCS fallback lock alone.
   benchmark::AddCustomContext(

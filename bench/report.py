@@ -345,18 +345,20 @@ def lockfree_rows(t, B, ctx):
     # The large size against the single-threaded engine (the default size is in the
     # section above).
     for label, suffix in sizes[1:]:
+        large_mixes = ("r90-w10", "r90-w10-random", "r50-w50", "r50-w50-random")
         if not any(get("filter", d, m, suffix, 1) for d in ("striped", "lockfree")
-                   for m in ("r90-w10", "r50-w50")):
+                   for m in large_mixes):
             continue
         t.section(f"concurrent filters vs the single-threaded engine (same ops), {label} keys, "
                   "throughput")
-        for mix in ("r90-w10", "r50-w50"):
+        for mix in large_mixes:
             single = get("filter", "single", mix, suffix, 1)
             for design in ("striped", "lockfree"):
                 for threads in (1, 2):
                     b = get("filter", design, mix, suffix, threads)
                     if b:
-                        t.row(f"{design} {mix}, {threads} thread{'s' if threads > 1 else ''}",
+                        t.row(f"{design} {mix_label(mix)}, "
+                              f"{threads} thread{'s' if threads > 1 else ''}",
                               mops(b), "Mops/s", "single-threaded engine" if single else None,
                               mops(single) if single else None)
 
@@ -438,7 +440,36 @@ def lockfree_rows(t, B, ctx):
                   without <= 1.05 * base)
 
 
-def concurrent_rows(t, B):
+def mix_label(mix):
+    """"r90-w10" -> "r90-w10 (hot keys)", "r90-w10-random" -> "r90-w10 (random updates)":
+    the two workloads of bench_concurrent.cpp."""
+    if mix.endswith("-random"):
+        return f"{mix[:-len('-random')]} (random updates)"
+    return f"{mix} (hot keys)"
+
+
+def mix_order(mix):
+    """Read-heavy first; at the same mix, hot keys before random updates."""
+    return (-int(mix[1:].split("-")[0]), mix.endswith("-random"))
+
+
+def time_shared(threads, **runs):
+    """" (threads time-shared: CPU/wall striped 1.02, ...)" when the threads of one of the
+    named multi-threaded runs did not run in parallel (CPU time summed over threads below
+    0.9 x threads x wall time: another process held a core), else "". Such a figure
+    measures the scheduler too: a thread descheduled while it holds a lock stalls the
+    other, and designs suffer that differently."""
+    if threads < 2:
+        return ""
+    parallel = {name: b.get("cpu_time", 0) / b["real_time"] for name, b in runs.items()
+                if b and b.get("real_time")}
+    if not any(p < 0.9 * threads for p in parallel.values()):
+        return ""
+    return " (threads time-shared: CPU/wall " + ", ".join(
+        f"{name} {p:.2f}" for name, p in parallel.items()) + ")"
+
+
+def concurrent_rows(t, B, ctx):
     empty = B.get("concurrent/filter_negative95/striped/stash_empty/real_time/threads:2") or \
         B.get("concurrent/filter_negative95/striped/stash_empty/threads:2")
     nonempty = B.get("concurrent/filter_negative95/striped/stash_nonempty/real_time/threads:2") or \
@@ -453,13 +484,15 @@ def concurrent_rows(t, B):
             continue
         t.section(f"concurrent {kind}s vs the single-threaded engine (same ops), "
                   "throughput")
-        for mix in sorted(mixes, key=lambda m: -int(m[1:].split("-")[0])):
+        for mix in sorted(mixes, key=mix_order):
             single = B.get(f"concurrent/{kind}/single/{mix}/threads:1")
             for design in ("coarse", "striped", "lockfree"):
                 for threads in (1, 2):
                     b = B.get(f"concurrent/{kind}/{design}/{mix}/threads:{threads}")
                     if b:
-                        t.row(f"{design} {mix}, {threads} thread{'s' if threads > 1 else ''}",
+                        t.row(f"{design} {mix_label(mix)}, "
+                              f"{threads} thread{'s' if threads > 1 else ''}"
+                              f"{time_shared(threads, **{design: b})}",
                               mops(b), "Mops/s",
                               "single-threaded engine" if single else None,
                               mops(single) if single else None)
@@ -478,15 +511,45 @@ def concurrent_rows(t, B):
              if B.get(f"concurrent/map/libcuckoo/{mix}/threads:{threads}")]
     if cells:
         t.section("StripedConcurrentMap vs libcuckoo cuckoohash_map (same ops, same threads), "
-                  "throughput")
+                  "throughput, hot-key workload (rR-wW: writes insert a fresh key and erase "
+                  "it a few ops later)")
         for mix, threads in cells:
             a = B.get(f"concurrent/map/striped/{mix}/threads:{threads}")
             b = B.get(f"concurrent/map/libcuckoo/{mix}/threads:{threads}")
             if a and b:
                 ratio = mops(a) / mops(b)
-                t.row(f"striped {mix}, {threads} thread{'s' if threads > 1 else ''} "
-                      "(ratio: striped / libcuckoo)", mops(a), "Mops/s", "libcuckoo", mops(b),
+                t.row(f"striped {mix_label(mix)}, {threads} thread{'s' if threads > 1 else ''} "
+                      f"(ratio: striped / libcuckoo)"
+                      f"{time_shared(threads, striped=a, libcuckoo=b)}", mops(a), "Mops/s",
+                      "libcuckoo", mops(b),
                       ">= 1.3x", ratio >= 1.3, ratio=ratio)
+    # The same comparison on random updates, at each size (context: the 1.3x target
+    # above is set on the hot-key workload).
+    default = count_label(ctx.get("prefill_items", 2_000_000))
+    large = ctx.get("large_items", "off")
+    sizes = [(default, "")]
+    if large != "off":
+        sizes.append((count_label(large), "/" + count_label(large)))
+    cells = [(label, suffix, mix, threads) for label, suffix in sizes
+             for mix in ("r90-w10-random", "r50-w50-random") for threads in (1, 2)
+             if B.get(f"concurrent/map/libcuckoo/{mix}{suffix}/threads:{threads}")]
+    if cells:
+        t.section("StripedConcurrentMap vs libcuckoo cuckoohash_map (same ops, same threads), "
+                  "throughput, random-updates workload (rR-wW-random: reads of random present "
+                  "keys, writes half inserts of random absent keys, half erases of random "
+                  "present keys)")
+        for label, suffix, mix, threads in cells:
+            a = B.get(f"concurrent/map/striped/{mix}{suffix}/threads:{threads}")
+            b = B.get(f"concurrent/map/libcuckoo/{mix}{suffix}/threads:{threads}")
+            single = B.get(f"concurrent/map/single/{mix}{suffix}/threads:1")
+            if a and b:
+                extra = f"; CuckooMap alone {fmt(mops(single))} Mops/s" if single else ""
+                t.row(f"striped {mix_label(mix)}, {label} keys, "
+                      f"{threads} thread{'s' if threads > 1 else ''} "
+                      f"(ratio: striped / libcuckoo{extra})"
+                      f"{time_shared(threads, striped=a, libcuckoo=b)}", mops(a), "Mops/s",
+                      "libcuckoo",
+                      mops(b), ratio=mops(a) / mops(b))
 
 
 def main():
@@ -500,7 +563,7 @@ def main():
     filter_rows(t, B)
     map_rows(t, B)
     ycsb_rows(t, B)
-    concurrent_rows(t, B)
+    concurrent_rows(t, B, ctx)
     lockfree_rows(t, B, ctx)
     header = ["# cuckoo benchmark results", ""]
     for key in ("host_name", "num_cpus", "mhz_per_cpu", "transparent_hugepage",
