@@ -128,6 +128,7 @@
 #include "map_config.hpp"
 #include "map_layout.hpp"
 #include "map_search.hpp"
+#include "platform.hpp"
 
 namespace cuckoo {
 
@@ -771,6 +772,8 @@ class StripedMapWithFault {
       // bucket_count are read below and by op).
       Table* t = table_.load(std::memory_order_acquire);
       const MapBucketPair pair = map_buckets(hash, t->bucket_count);
+      t->prefetch_bucket(pair.first);  // the bucket misses overlap the locking
+      t->prefetch_bucket(pair.second);
       const Guard guard(stripes_, kBucketStripes, pair.first, pair.second);
       if (&live_table() == t) return op(*t, pair);
       count(Counter::kTableRetries);  // grown since the load: derive the buckets again

@@ -136,6 +136,25 @@ struct CUCKOO_STRIPED_MAP::Table {
     }
   }
 
+  // A hint before a writer takes the bucket's stripe (with_key_buckets): the lines of
+  // its slot words, and of its atomic items, start coming from memory while the locking
+  // CAS runs (a prefetch is not held back by it), so the bucket miss of a write overlaps
+  // its lock instead of following it. Reads nothing. The words and atomic items of every
+  // table, retired or live, stay allocated while the map lives, so the address is ours
+  // even if a growth replaced this table since the caller loaded it; items of other
+  // types are not prefetched (a growth frees them, writing their pointer meanwhile).
+  void prefetch_bucket(std::uint32_t bucket) const noexcept {
+    const std::size_t first = slot_index(bucket, 0);
+    const std::size_t last = slot_index(bucket, SlotsPerBucket - 1);
+    if constexpr (kAtomicItems) {
+      prefetch_kept(&atoms[first]);
+      prefetch_kept(reinterpret_cast<const char*>(&atoms[last] + 1) - 1);
+    } else {
+      prefetch_kept(&words[first]);
+      prefetch_kept(&words[last]);
+    }
+  }
+
   // Retirement (a growth replaced this table; every stripe held): the items of other
   // types are freed; the words, and atomic items, stay for lock-free readers.
   void retire() noexcept {
