@@ -978,6 +978,13 @@ int exec_command(const std::vector<std::string>& args) {
     partial.results = found;
     partial.stopped = "in progress: written as each finding is made, the audit had not finished";
     complete(partial);
+    // The reports first, then the line: a finding on stderr is already in the reports
+    // (an auditor killed as soon as the line appears still leaves it there).
+    try {
+      (void)audit::write_reports(partial, a.out_dir);
+    } catch (const std::exception& e) {
+      std::cerr << "cuckoo-audit: note: could not write the reports so far: " << e.what() << "\n";
+    }
     std::cerr << "[" << detail_seconds(elapsed()) << ", " << session.stats().requests
               << " requests] FAIL " << finding.claim << ": " << finding.summary << "\n";
     for (const audit::ClaimResult& r : partial.results) {
@@ -987,11 +994,6 @@ int exec_command(const std::vector<std::string>& args) {
       }
     }
     std::cerr << std::flush;
-    try {
-      (void)audit::write_reports(partial, a.out_dir);
-    } catch (const std::exception& e) {
-      std::cerr << "cuckoo-audit: note: could not write the reports so far: " << e.what() << "\n";
-    }
   };
   // C10 (concurrent sessions) runs beside the adapter's claims, when the subject declares
   // concurrent=M or C10 is asked for; the adapter's audit runs unless only C10 is asked.

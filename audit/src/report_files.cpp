@@ -1,8 +1,9 @@
 // Writing the four report files, and the terminal summary.
 //
-// Each file is rendered to memory first and then written and closed with its stream
-// checked, so an I/O failure names the file and a formatting bug cannot leave half a
-// report behind a successful return.
+// Each file is rendered to memory first, then written to a temporary file, closed with
+// its stream checked and renamed over the report, so an I/O failure names the file, a
+// formatting bug cannot leave half a report behind a successful return, and a process
+// killed while writing leaves the previous report whole.
 #include <algorithm>
 #include <fstream>
 #include <functional>
@@ -22,12 +23,25 @@ namespace cuckoo::audit {
 
 namespace {
 
+// Written to PATH.tmp and renamed over PATH, so that a reader (or an auditor killed
+// while rewriting its reports as findings come in) sees the previous whole file or the
+// new whole file, never a partly written one.
 void write_file(const std::filesystem::path& path, const std::string& content) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) throw std::runtime_error("cannot open " + path.string() + " for writing");
-  file.write(content.data(), static_cast<std::streamsize>(content.size()));
-  file.close();
-  if (!file) throw std::runtime_error("cannot write " + path.string());
+  std::filesystem::path temporary = path;
+  temporary += ".tmp";
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    if (!file) throw std::runtime_error("cannot open " + temporary.string() + " for writing");
+    file.write(content.data(), static_cast<std::streamsize>(content.size()));
+    file.close();
+    if (!file) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw std::runtime_error("cannot replace " + path.string() + ": " + ec.message());
+  }
 }
 
 // Terminal text: no escape sequences or other controls from the report reach the tty.
