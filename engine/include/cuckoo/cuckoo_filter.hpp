@@ -482,16 +482,7 @@ class BasicCuckooFilter
   template <std::ranges::input_range Keys>
     requires HasherFor<Hasher, std::ranges::range_value_t<Keys>>
   InsertManyResult insert_many(Keys&& keys) {
-    InsertManyResult result;
-    for (auto&& key : keys) {  // bound: the range's length
-      const InsertResult r = insert(key);
-      if (r != InsertResult::kInserted) {
-        result.refusal = r;
-        return result;
-      }
-      ++result.inserted;
-    }
-    return result;
+    return this->template insert_each_until_refused<InsertManyResult>(std::forward<Keys>(keys));
   }
 
   /// The shape, fill, memory and false-positive bound in one struct (CF.INFO).

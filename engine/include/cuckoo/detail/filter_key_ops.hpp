@@ -67,6 +67,23 @@ class FilterKeyOps {
   }
 
  protected:
+  // The body of insert_many() of the filters that offer it: insert() of each key of the
+  // range, in order, until one is refused. Result is InsertManyResult (cuckoo_filter.hpp,
+  // which includes this header before declaring it).
+  template <class Result, class Keys>
+  Result insert_each_until_refused(Keys&& keys) {
+    Result result;
+    for (auto&& key : keys) {  // bound: the range's length
+      const InsertResult r = insert(key);
+      if (r != InsertResult::kInserted) {
+        result.refusal = r;
+        return result;
+      }
+      ++result.inserted;
+    }
+    return result;
+  }
+
   FilterKeyOps() = default;
   FilterKeyOps(const FilterKeyOps&) = default;
   FilterKeyOps& operator=(const FilterKeyOps&) = default;
