@@ -11,7 +11,9 @@
 // a bijection of h(key) for each seed, so two keys collide in 64 bits exactly when the
 // standard hasher collides, and the engines' bucket and fingerprint bits are
 // full-avalanche even where h is the identity (std::hash of an integer on libstdc++).
-// seeded_hash() is the one place that rule lives; every engine calls it.
+// seeded_hash() is the one place that rule lives; every engine calls it (the filters
+// too, except for integer and enum keys under DefaultHasher, which they hash by one mix
+// round of their own: detail/filter_key_ops.hpp).
 // DefaultHasher takes integers and enums (a strong 64-bit mixer) and byte strings
 // (XXH3), and is transparent: std::string, std::string_view and const char* hash
 // equal, so a map with DefaultHasher and std::equal_to<> (DefaultKeyEqual<std::string>)
