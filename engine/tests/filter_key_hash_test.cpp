@@ -7,6 +7,7 @@
 // serializations and a growing filter's new levels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -200,7 +201,15 @@ TEST(FilterKeyHash, OlderBytesAreReadWithTheSeededHashTheyWereWrittenWith) {
     }
     const CuckooFilter f = CuckooFilter::deserialize(bytes);
     EXPECT_TRUE(f.legacy_key_hash());
+    EXPECT_EQ(f.lookup_shape(), cuckoo::detail::FilterShapeId::kGeneric)
+        << "the compiled lookups hash by the one-round rule only";
     EXPECT_EQ(f.hash_of(std::uint64_t{3}), cuckoo::DefaultHasher{}(std::uint64_t{3}, seed));
+    std::vector<std::uint64_t> keys(kKeys);
+    for (std::uint64_t k = 0; k < kKeys; ++k) keys[k] = k;
+    std::vector<bool> batch(kKeys);
+    f.contains_many(keys, batch);
+    EXPECT_EQ(static_cast<std::uint64_t>(std::count(batch.begin(), batch.end(), true)), kKeys)
+        << "contains_many misses keys stored by the older rule";
     EXPECT_EQ(found(f, kKeys), kKeys) << "a key stored by the older rule is lost";
     // Copies, assignments and later serializations keep the rule.
     const CuckooFilter copy = f;

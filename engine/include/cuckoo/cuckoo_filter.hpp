@@ -189,7 +189,7 @@ struct CuckooFilterConfig {
   /// 0, the default, keeps the standard rule; otherwise 4..fingerprint_bits, and the
   /// bucket count ceil(capacity / slots_per_bucket) must be a power of two (ConfigError
   /// naming "nested_prefix_bits" otherwise). For GrowingCuckooFilter's levels. Serialized
-  /// (format version 4; filters with the standard rule write version 3 as before). The
+  /// (the nested_prefix_bits byte, format version 5; version 4 bytes are read). The
   /// striped and lock-free concurrent filters reject it.
   unsigned nested_prefix_bits = 0;
 
@@ -328,6 +328,10 @@ inline double filter_false_positive_bound(unsigned fingerprint_bits, unsigned sl
 
 namespace cuckoo {
 
+// Growing filters set a new level's key hash (use_legacy_key_hash()).
+template <class Hasher, class Allocator>
+class BasicGrowingCuckooFilter;
+
 /// A partial-key cuckoo filter with a small stash: an approximate-membership multiset
 /// with no false negatives; see the design comment at the top of cuckoo/cuckoo_filter.hpp
 /// (hashing, placement, guarantees and caveats). Not thread-safe: const member functions
@@ -345,9 +349,6 @@ namespace cuckoo {
 /// this filter's allocator (which may throw std::bad_alloc, leaving the filter
 /// unchanged). std::swap goes through those move operations, so each filter keeps its
 /// allocator unless propagate_on_container_move_assignment.
-template <class Hasher, class Allocator>
-class BasicGrowingCuckooFilter;
-
 template <class Hasher = DefaultHasher, class Allocator = std::allocator<std::uint8_t>>
 class BasicCuckooFilter
     : public detail::FilterKeyOps<BasicCuckooFilter<Hasher, Allocator>, Hasher> {

@@ -16,9 +16,9 @@
 // max_memory_bytes: beyond it insert returns kFull and changes nothing.
 //
 // Hashing: nested identities. A key is hashed once, h = hash_of(key) (CuckooFilter's key
-// hash: cuckoo_filter.hpp, "Hash derivation"), and every
-// level derives its item (fingerprint and bucket pair) from that h with CuckooFilter's
-// nested rule (cuckoo_filter.hpp, "Nested placement"), p = f_0:
+// hash, cuckoo_filter.hpp, "Hash derivation"), and every level derives its item
+// (fingerprint and bucket pair) from that h with CuckooFilter's nested rule
+// (cuckoo_filter.hpp, "Nested placement"), p = f_0:
 //     fp_l = max(1, uint32(h) >> (32 - f_l))                the first f_l of 32 bits
 //     i1_l = uint32(h >> 32) & (n_l - 1)                    the same bits at every level
 //     alt_l(i, fp) = i xor (mix64(max(1, fp >> (f_l - f_0))) & (n_l - 1))
