@@ -13,8 +13,8 @@
 // ------
 // Hash derivation. Each key is hashed once to 64 bits: an integer or enum key under
 // DefaultHasher by one mix round, h = mix64(uint64(key) ^ (seed * c)), any other key
-// by h = seeded_hash(hasher, key, seed) (hash.hpp); why, and the constant, in
-// detail/filter_key_ops.hpp. (A filter read from bytes of format version 4 or older
+// by h = seeded_hash(hasher, key, seed); why, and the constant c, in hash.hpp
+// (detail::one_round_key_hash). (A filter read from bytes of format version 4 or older
 // hashes every key by seeded_hash, as they were written: legacy_key_hash().) With n the
 // bucket count and f the fingerprint width:
 //     i1 = reduce32(uint32(h >> 32), n)               (Lemire multiply-shift, hash.hpp)
@@ -467,12 +467,12 @@ class BasicCuckooFilter
   template <class Key>
     requires HasherFor<Hasher, Key>
   [[gnu::always_inline]] bool contains(const Key& key) const {
-    if constexpr (detail::OneRoundFilterKey<Hasher, Key>) {
+    if constexpr (detail::OneRoundKey<Hasher, Key>) {
       assert(!legacy_key_hash_ || table_shape_ == detail::FilterShapeId::kGeneric);
       return detail::visit_filter_shape(
           shape_,
           [&](auto shape) __attribute__((always_inline)) {
-            return holds_compiled(shape, detail::filter_key_hash(key, seed_));
+            return holds_compiled(shape, detail::one_round_key_hash(key, seed_));
           },
           [&]() __attribute__((always_inline)) { return contains_generic(hash_of(key)); });
     } else {

@@ -3,16 +3,8 @@
 // from FilterKeyOps (CRTP), so this forwarding, and the key hash it uses (below), is
 // written once.
 //
-// The filters' key hash. h = seeded_hash(hasher, key, seed) (hash.hpp), except for the
-// keys most filters hold, integers and enums under DefaultHasher, which take one mix
-// round (filter_key_hash below, about 12 instructions instead of DefaultHasher's 24):
-//     h = mix64(uint64(key) ^ (seed * kFilterSeedSpread))
-// DefaultHasher's second round makes a rehash under another seed spread keys anew; a
-// filter never rehashes (it has no keys), and the seed's multiply by an odd constant
-// keeps what that round gave across filters: two seeds differing in a few low bits
-// still give unrelated placements (xoring the raw seed would map key k under seed s to
-// key k ^ d under seed s ^ d, so filters seeded 2 and 3 over keys 0..n-1 would be one
-// filter relabelled). h is a bijection of the key for each seed, as before. Bytes of
+// The filters' key hash: detail::engine_key_hash (hash.hpp), the one-round hash for
+// integer and enum keys under DefaultHasher and seeded_hash for every other key. Bytes of
 // format version 4 or older were written with seeded_hash for every key; a filter read
 // from them keeps that rule (Derived::legacy_key_hash(), cuckoo_filter.hpp).
 //
@@ -26,38 +18,12 @@
 // the hash-level operation holds, and none on return.
 #pragma once
 
-#include <concepts>
 #include <cstdint>
-#include <type_traits>
 
 #include "cuckoo/hash.hpp"
 #include "cuckoo/status.hpp"
 
 namespace cuckoo::detail {
-
-// The odd multiplier of the seed in the one-round key hash (above): any odd constant
-// with bits spread over all 64 does; not the golden ratio, which other parts of the
-// engine add to hashes already.
-inline constexpr std::uint64_t kFilterSeedSpread = 0xd6e8feb86659fd93ULL;
-
-// The keys the one-round key hash takes: integers and enums under DefaultHasher.
-template <class Hasher, class Key>
-concept OneRoundFilterKey =
-    std::is_same_v<Hasher, DefaultHasher> && (std::integral<Key> || std::is_enum_v<Key>);
-
-// The one-round key hash of an integer or enum key (enums by their underlying value, as
-// DefaultHasher does).
-template <class Key>
-[[gnu::always_inline]] constexpr std::uint64_t filter_key_hash(Key key,
-                                                               std::uint64_t seed) noexcept {
-  std::uint64_t k;
-  if constexpr (std::is_enum_v<Key>) {
-    k = static_cast<std::uint64_t>(static_cast<std::underlying_type_t<Key>>(key));
-  } else {
-    k = static_cast<std::uint64_t>(key);
-  }
-  return mix64(k ^ (seed * kFilterSeedSpread));
-}
 
 template <class Derived, class Hasher>
 class FilterKeyOps {
@@ -104,10 +70,7 @@ class FilterKeyOps {
   template <class Key>
     requires HasherFor<Hasher, Key>
   [[gnu::always_inline]] std::uint64_t hash_of(const Key& key) const {
-    if constexpr (OneRoundFilterKey<Hasher, Key>) {
-      if (!self().legacy_key_hash()) [[likely]] return filter_key_hash(key, self().seed());
-    }
-    return seeded_hash(self().hasher(), key, self().seed());
+    return engine_key_hash(self().hasher(), key, self().seed(), self().legacy_key_hash());
   }
 
   // Whether the filter hashes every key with seeded_hash, as bytes of format version 4
