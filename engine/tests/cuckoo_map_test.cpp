@@ -911,7 +911,7 @@ TEST(CuckooMapSerialization, RejectsDamagedEnvelopes) {
   kind[4] = static_cast<std::uint8_t>(cuckoo::detail::StructureKind::kCuckooFilter);
   EXPECT_EQ(rejection(kind), DeserializeErrc::kWrongKind);
   auto version = bytes;
-  version[5] = 2;
+  version[5] = U64Map::kFormatVersion + 1;
   EXPECT_EQ(rejection(version), DeserializeErrc::kUnsupportedVersion);
   auto trailing = bytes;
   trailing.push_back(0);
