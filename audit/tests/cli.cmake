@@ -228,6 +228,14 @@ if(CUCKOO_PYTHON3)
   cuckoo_cli_test(exec_hang_is_a_finding 1
     "exec|--claims|C7|--timeout|0.5|--out|${CUCKOO_CLI_DIR}/exec-hang|--|${py}|hang"
     OUTPUT "C7 +py.hang +FAIL.*did not answer .* within 0.5 s" CLEAN "${CUCKOO_CLI_DIR}/exec-hang")
+  # --time-limit reached while the subject hangs inside a trace (its --timeout far off):
+  # the auditor stops the subject under that trace, so the trace is unfinished and its
+  # failure is no finding: exit 3, the claim SKIP. Unlike exec_time_limit_reports_what_ran,
+  # where the limit may fall between two traces, the limit here always falls inside one.
+  cuckoo_cli_test(exec_time_limit_inside_a_hung_trace_is_no_finding 3
+    "exec|--claims|C7|--timeout|60|--time-limit|1|--out|${CUCKOO_CLI_DIR}/exec-hang-limit|--|${py}|hang"
+    OUTPUT "C7 +py.hang +SKIP +not finished: the audit was stopped.*0 failed.*STOPPED EARLY: --time-limit 1\\.0 s reached"
+    CLEAN "${CUCKOO_CLI_DIR}/exec-hang-limit")
   cuckoo_cli_test(exec_garbage_is_a_finding 1 "exec|--claims|C1|--out|${CUCKOO_CLI_DIR}/exec-garbage|--|${py}|garbage"
     OUTPUT "C1 +py.garbage +FAIL.*with 'banana'" CLEAN "${CUCKOO_CLI_DIR}/exec-garbage")
   # identity=yes: a filter that names its items right passes; one whose `item` answers

@@ -1,8 +1,8 @@
 // Tests of CuckooFilter's nested placement rule (CuckooFilterConfig::nested_prefix_bits,
 // the rule GrowingCuckooFilter's levels take): the formula, the refinement between
-// filters of one seed and prefix, the default that keeps the standard rule and its
-// version-3 bytes, the configuration errors, serialization (version 4) and its
-// rejections, and the concurrent filters that refuse the rule. Fixed seeds.
+// filters of one seed and prefix, the default that keeps the standard rule (a nested
+// byte of 0), the configuration errors, serialization (version 5, and version 4 bytes
+// read) and its rejections, and the concurrent filters that refuse the rule. Fixed seeds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -95,7 +95,7 @@ TEST(CuckooFilterNestedRule, AWiderFilterRefinesANarrowerOne) {
   }
 }
 
-TEST(CuckooFilterNestedRule, DefaultKeepsTheStandardRuleAndVersionThreeBytes) {
+TEST(CuckooFilterNestedRule, DefaultKeepsTheStandardRuleWithANestedByteOfZero) {
   CuckooFilterConfig c;
   c.capacity = 100;  // 25 buckets: the standard rule takes any count
   c.seed = 9;
@@ -113,9 +113,11 @@ TEST(CuckooFilterNestedRule, DefaultKeepsTheStandardRuleAndVersionThreeBytes) {
   for (std::uint64_t k = 0; k < 50; ++k) ASSERT_EQ(filter.insert(k), InsertResult::kInserted);
   const std::vector<std::uint8_t> bytes = filter.serialize();
   EXPECT_EQ(bytes[5], CuckooFilter::kFormatVersion);
-  EXPECT_EQ(bytes[5], 3U);
-  EXPECT_EQ(bytes[16 + 2], 0U) << "the layout byte, then bucket_count: no nested byte";
-  EXPECT_EQ(bytes[16 + 3], 25U);
+  EXPECT_EQ(bytes[5], 5U);
+  EXPECT_EQ(bytes[16 + 2], 0U) << "the layout byte";
+  EXPECT_EQ(bytes[16 + 3], 0U) << "the nested byte: the standard rule";
+  EXPECT_EQ(bytes[16 + 4], 1U) << "the key hash byte";
+  EXPECT_EQ(bytes[16 + 5], 25U) << "then bucket_count";
 }
 
 TEST(CuckooFilterNestedRule, InvalidConfigurationsNameTheField) {
@@ -160,7 +162,7 @@ TEST(CuckooFilterNestedRule, ConcurrentFiltersWithoutTheRuleRejectIt) {
   EXPECT_TRUE(coarse.contains(7));
 }
 
-// A nested filter filled past its table (stash entries made), serialized as version 4.
+// A nested filter filled past its table (stash entries made).
 CuckooFilter stashed_nested_filter() {
   CuckooFilter f(nested_config(4, 6, 2, 4, 11));
   std::uint64_t k = 0;
@@ -216,11 +218,12 @@ TEST(CuckooFilterNestedRule, CompiledShapesLookUpByTheNestedRule) {
   }
 }
 
-TEST(CuckooFilterNestedRule, SerializationRoundTripsAsVersionFour) {
+TEST(CuckooFilterNestedRule, SerializationRoundTrips) {
   const CuckooFilter f = stashed_nested_filter();
   const std::vector<std::uint8_t> bytes = f.serialize();
-  EXPECT_EQ(bytes[5], CuckooFilter::kNestedFormatVersion);
+  EXPECT_EQ(bytes[5], CuckooFilter::kFormatVersion);
   EXPECT_EQ(bytes[16 + 3], 4U) << "the nested_prefix_bits byte after the layout byte";
+  EXPECT_EQ(bytes[16 + 4], 1U) << "the key hash byte after it: one round for integer keys";
   const CuckooFilter g = CuckooFilter::deserialize(bytes);
   EXPECT_TRUE(g == f);
   EXPECT_EQ(g.nested_prefix_bits(), 4U);
@@ -234,8 +237,12 @@ TEST(CuckooFilterNestedRule, SerializationRoundTripsAsVersionFour) {
 
 TEST(CuckooFilterNestedRule, MalformedVersionFourBytesAreRejected) {
   const std::vector<std::uint8_t> bytes = stashed_nested_filter().serialize();
-  const std::vector<std::uint8_t> payload(bytes.begin() + 16, bytes.end() - 8);
+  // The version 4 payload: version 5's without its key hash byte (after the nested one).
+  std::vector<std::uint8_t> payload(bytes.begin() + 16, bytes.end() - 8);
+  payload.erase(payload.begin() + 4);
   std::string message;
+  (void)rejection(resealed(payload, 4), message);
+  ASSERT_EQ(message, "accepted") << "the version 4 payload is well formed";
   // The nested byte 0, below 4, above f (6).
   for (const std::uint8_t p : {0, 3, 7}) {
     std::vector<std::uint8_t> q = payload;
@@ -269,8 +276,11 @@ TEST(CuckooFilterNestedRule, MalformedVersionFourBytesAreRejected) {
       EXPECT_NE(message.find("stash entry 0: bucket2"), std::string::npos) << message;
     }
   }
-  // Version 5 is not read.
-  EXPECT_EQ(rejection(resealed(payload, 5), message), DeserializeErrc::kUnsupportedVersion);
+  // Version 4 bytes read as version 5 (bucket_count's first byte taken for the key hash).
+  EXPECT_NE(rejection(resealed(payload, 5), message), DeserializeErrc::kTrailingBytes) << message;
+  EXPECT_NE(message, "accepted");
+  // Version 6 is not read.
+  EXPECT_EQ(rejection(resealed(payload, 6), message), DeserializeErrc::kUnsupportedVersion);
 }
 
 }  // namespace

@@ -876,7 +876,7 @@ TEST(CuckooFilterSerialization, RejectsDamagedEnvelopes) {
   kind[4] = static_cast<std::uint8_t>(cuckoo::detail::StructureKind::kCuckooMap);
   EXPECT_TRUE(rejected_as(kind, DeserializeErrc::kWrongKind));
   auto version = bytes;
-  version[5] = CuckooFilter::kNestedFormatVersion + 1;
+  version[5] = CuckooFilter::kFormatVersion + 1;
   EXPECT_TRUE(rejected_as(version, DeserializeErrc::kUnsupportedVersion));
   auto trailing = bytes;
   trailing.push_back(0);
@@ -895,6 +895,8 @@ struct ForgedFilter {
   std::uint8_t fingerprint_bits = 8;
   std::uint8_t slots_per_bucket = 2;
   std::uint8_t layout = 0;  // written from version 3 on
+  std::uint8_t nested = 0;  // written from version 4 on
+  std::uint8_t key_hash = 1;  // written from version 5 on
   std::uint32_t bucket_count = 4;
   std::uint32_t max_kicks = 500;
   std::uint64_t seed = 23;
@@ -913,6 +915,8 @@ struct ForgedFilter {
     w.u8(fingerprint_bits);
     w.u8(slots_per_bucket);
     if (version >= 3) w.u8(layout);
+    if (version >= 4) w.u8(nested);
+    if (version >= 5) w.u8(key_hash);
     w.u32(bucket_count);
     w.u32(max_kicks);
     w.u64(seed);
@@ -945,7 +949,7 @@ TEST(CuckooFilterSerialization, RejectsVersionOneBytesNamingBothVersions) {
     FAIL() << "version 1 bytes were accepted";
   } catch (const cuckoo::DeserializeError& e) {
     EXPECT_EQ(e.code(), DeserializeErrc::kUnsupportedVersion);
-    EXPECT_NE(std::string(e.what()).find("format version 1, this build reads versions 2 to 4"),
+    EXPECT_NE(std::string(e.what()).find("format version 1, this build reads versions 2 to 5"),
               std::string::npos)
         << e.what();
   }
@@ -960,7 +964,7 @@ TEST(CuckooFilterSerialization, ReadsVersionTwoBytesAsUnsortedBuckets) {
   const CuckooFilter filter = CuckooFilter::deserialize(forged.seal());
   EXPECT_FALSE(filter.semi_sorted());
   EXPECT_EQ(filter.fingerprint_at(0, 0), 42U);
-  // Written back, it is version 3 and reads the same.
+  // Written back, it is the current version and reads the same.
   const CuckooFilter again = CuckooFilter::deserialize(filter.serialize());
   EXPECT_EQ(again, filter);
 }

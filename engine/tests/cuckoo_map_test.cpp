@@ -804,7 +804,9 @@ TEST(CuckooMapSerialization, EqualityIgnoresLayout) {
 
 // Builds payloads field by field, valid except where a test changes one field.
 struct Forge {
+  std::uint8_t version = U64Map::kFormatVersion;
   std::uint8_t slots_per_bucket = 4;
+  std::uint8_t key_hash = 1;  // written from version 2 on: the one-round hash
   std::uint64_t initial_capacity = 64;
   std::uint64_t max_capacity = 1024;
   std::uint32_t max_path_length = 5;
@@ -824,6 +826,7 @@ struct Forge {
   std::vector<std::uint8_t> bytes() const {
     cuckoo::detail::ByteWriter w;
     w.u8(slots_per_bucket);
+    if (version >= 2) w.u8(key_hash);
     w.u64(initial_capacity);
     w.u64(max_capacity);
     w.u32(max_path_length);
@@ -837,7 +840,7 @@ struct Forge {
       w.u64(item.second);
     }
     w.raw(extra.data(), extra.size());
-    return cuckoo::detail::seal_envelope(cuckoo::detail::StructureKind::kCuckooMap, 1, w);
+    return cuckoo::detail::seal_envelope(cuckoo::detail::StructureKind::kCuckooMap, version, w);
   }
 };
 
@@ -908,7 +911,7 @@ TEST(CuckooMapSerialization, RejectsDamagedEnvelopes) {
   kind[4] = static_cast<std::uint8_t>(cuckoo::detail::StructureKind::kCuckooFilter);
   EXPECT_EQ(rejection(kind), DeserializeErrc::kWrongKind);
   auto version = bytes;
-  version[5] = 2;
+  version[5] = U64Map::kFormatVersion + 1;
   EXPECT_EQ(rejection(version), DeserializeErrc::kUnsupportedVersion);
   auto trailing = bytes;
   trailing.push_back(0);
@@ -1025,9 +1028,9 @@ TEST(CuckooMapSerialization, RejectsStringLengthPastTheEnd) {
   StringMap map(config_of(70));
   map.insert("abc", "defgh");
   auto good = map.serialize();
-  // Payload: 1 + 8 + 8 + 4 + 8 + 8 + 4 + 8 = 49 bytes of header fields, then the position
-  // (8) and the key length (8).
-  constexpr std::size_t kKeyLength = cuckoo::detail::kEnvelopeHeaderSize + 49 + 8;
+  // Payload: 1 + 1 + 8 + 8 + 4 + 8 + 8 + 4 + 8 = 50 bytes of header fields, then the
+  // position (8) and the key length (8).
+  constexpr std::size_t kKeyLength = cuckoo::detail::kEnvelopeHeaderSize + 50 + 8;
   cuckoo::detail::ByteReader reader(std::span<const std::uint8_t>(good).subspan(kKeyLength, 8));
   ASSERT_EQ(reader.u64("key length"), 3U);
   // Re-seal with a length far past the end: the checksum is valid, the length is not.
@@ -1036,7 +1039,8 @@ TEST(CuckooMapSerialization, RejectsStringLengthPastTheEnd) {
   const auto reseal = [](const std::vector<std::uint8_t>& p) {
     cuckoo::detail::ByteWriter w;
     w.raw(p.data(), p.size());
-    return cuckoo::detail::seal_envelope(cuckoo::detail::StructureKind::kCuckooMap, 1, w);
+    return cuckoo::detail::seal_envelope(cuckoo::detail::StructureKind::kCuckooMap,
+                                         StringMap::kFormatVersion, w);
   };
   ASSERT_EQ(reseal(payload), good);
   std::string what;

@@ -599,7 +599,7 @@ TEST(GrowingFilter, CorruptBytesAreRejectedWithTheirReason) {
     EXPECT_NE(message.find("level 0: its configuration"), std::string::npos) << message;
   }
   // A level 0 with CuckooFilter's standard placement rule (same f, b, buckets, kicks and
-  // seed as level 0, bytes of version 3): its items would sit where no lookup looks.
+  // seed as level 0, its nested byte 0): its items would sit where no lookup looks.
   {
     const GrowingCuckooFilter mine = grown_filter(41);
     cuckoo::CuckooFilterConfig standard = *mine.level_config(0);

@@ -68,7 +68,11 @@ TEST(SerializedBytes, EveryBitOfTheEnvelopesReservedFieldIsChecked) {
 TEST(SerializedBytes, UnusedBitsOfTheLastTableByteAreChecked) {
   CuckooFilter filter(config(12, 1, 3));
   ASSERT_EQ(filter.bucket_count(), 3U);
-  filter.insert(std::uint64_t{5});
+  // A key whose first bucket is the last one, so that the last byte's used bits hold it.
+  std::uint64_t key = 0;
+  while (filter.placement(key).bucket1 != 2) ++key;  // bound: about 3 tries
+  ASSERT_EQ(filter.insert(key), InsertResult::kInserted);
+  ASSERT_NE(filter.fingerprint_at(2, 0), 0U);
   const std::vector<std::uint8_t> bytes = filter.serialize();
   ASSERT_EQ(rejection_of(bytes), "accepted");
   // The table's data is the end of the payload: its last byte is just before the checksum.
@@ -97,9 +101,10 @@ TEST(SerializedBytes, StashFingerprintBitsAboveFAreChecked) {
   ASSERT_GT(filter.stash_size(), 0U);
   const std::vector<std::uint8_t> bytes = filter.serialize();
   ASSERT_EQ(rejection_of(bytes), "accepted");
-  // Payload: u8 f, u8 b, u8 layout, u32 buckets, u32 max_kicks, u64 seed, u64 size,
-  // 8 x u64 stats, u8 stash_size, then the first entry's u32 fingerprint.
-  const std::size_t fingerprint = cuckoo::detail::kEnvelopeHeaderSize + 3 + 8 + 16 + 64 + 1;
+  // Payload: u8 f, u8 b, u8 layout, u8 nested_prefix_bits, u8 key hash, u32 buckets,
+  // u32 max_kicks, u64 seed, u64 size, 8 x u64 stats, u8 stash_size, then the first
+  // entry's u32 fingerprint.
+  const std::size_t fingerprint = cuckoo::detail::kEnvelopeHeaderSize + 5 + 8 + 16 + 64 + 1;
   for (int bit = 8; bit < 32; ++bit) {
     std::vector<std::uint8_t> forged = bytes;
     forged[fingerprint + static_cast<std::size_t>(bit / 8)] ^= static_cast<std::uint8_t>(1U << (bit % 8));

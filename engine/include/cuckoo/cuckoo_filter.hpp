@@ -11,7 +11,11 @@
 //
 // Design
 // ------
-// Hash derivation. Each key is hashed once, h = hasher(key, seed) (64 bits). With n the
+// Hash derivation. Each key is hashed once to 64 bits: an integer or enum key under
+// DefaultHasher by one mix round, h = mix64(uint64(key) ^ (seed * c)), any other key
+// by h = seeded_hash(hasher, key, seed); why, and the constant c, in hash.hpp
+// (detail::one_round_key_hash). (A filter read from bytes of format version 4 or older
+// hashes every key by seeded_hash, as they were written: legacy_key_hash().) With n the
 // bucket count and f the fingerprint width:
 //     i1 = reduce32(uint32(h >> 32), n)               (Lemire multiply-shift, hash.hpp)
 //     fp = h & (2^f - 1), and fp = 1 if that is 0     (0 marks an empty slot)
@@ -185,7 +189,7 @@ struct CuckooFilterConfig {
   /// 0, the default, keeps the standard rule; otherwise 4..fingerprint_bits, and the
   /// bucket count ceil(capacity / slots_per_bucket) must be a power of two (ConfigError
   /// naming "nested_prefix_bits" otherwise). For GrowingCuckooFilter's levels. Serialized
-  /// (format version 4; filters with the standard rule write version 3 as before). The
+  /// (the nested_prefix_bits byte, format version 5; version 4 bytes are read). The
   /// striped and lock-free concurrent filters reject it.
   unsigned nested_prefix_bits = 0;
 
@@ -324,6 +328,10 @@ inline double filter_false_positive_bound(unsigned fingerprint_bits, unsigned sl
 
 namespace cuckoo {
 
+// Growing filters set a new level's key hash (use_legacy_key_hash()).
+template <class Hasher, class Allocator>
+class BasicGrowingCuckooFilter;
+
 /// A partial-key cuckoo filter with a small stash: an approximate-membership multiset
 /// with no false negatives; see the design comment at the top of cuckoo/cuckoo_filter.hpp
 /// (hashing, placement, guarantees and caveats). Not thread-safe: const member functions
@@ -354,19 +362,19 @@ class BasicCuckooFilter
 
   /// Homeless fingerprints held beside the table; see the design comment.
   static constexpr unsigned kStashSlots = 4;
-  /// Serialization format version (payload layout documented at serialize()). Version 3
-  /// added the bucket layout byte (semi-sorted buckets); version 2 bytes, which have no
-  /// such byte and unsorted buckets, are still read. Version 2 changed the
-  /// alternate-bucket rule (filter_hash_rule.hpp); version 1 bytes are rejected with
-  /// kUnsupportedVersion, since their fingerprints sit in buckets the new rule does not
-  /// probe. A filter with the standard rule writes it; with the nested rule,
-  /// kNestedFormatVersion.
-  static constexpr std::uint8_t kFormatVersion = 3;
+  /// Serialization format version (payload layout documented at serialize()), the one
+  /// every filter writes and the newest deserialize() reads. Version 5 added the key hash
+  /// byte (integer and enum keys under DefaultHasher hashed by one mix round; see "Hash
+  /// derivation") and writes the nested_prefix_bits byte for both placement rules.
+  /// Older bytes are still read, each with the key hash it was written with
+  /// (legacy_key_hash()): version 4 (the nested rule), 3 (the bucket layout byte,
+  /// semi-sorted buckets), 2 (no layout byte, unsorted buckets). Version 1 bytes (an
+  /// older alternate-bucket rule, filter_hash_rule.hpp) are rejected with
+  /// kUnsupportedVersion, since their fingerprints sit in buckets today's rule does not
+  /// probe.
+  static constexpr std::uint8_t kFormatVersion = 5;
   /// The oldest version deserialize() reads: 2 (no bucket layout byte, unsorted buckets).
   static constexpr std::uint8_t kOldestReadableVersion = 2;
-  /// The version a filter with the nested rule (nested_prefix_bits != 0) writes: version
-  /// 3 and the nested_prefix_bits byte. The newest version deserialize() reads.
-  static constexpr std::uint8_t kNestedFormatVersion = 4;
   /// Keys hashed and prefetched ahead of their probes by contains_many(): enough
   /// outstanding misses to cover memory latency (2 buckets each, so 48 lines, more than
   /// the ~12-20 line-fill buffers of a core), few enough that the prefetched lines are
@@ -446,11 +454,31 @@ class BasicCuckooFilter
   //   max_copies(key): the most copies of key the filter stores: 2b, or b when both
   //     buckets coincide.
   //   hash_of(key): the 64-bit hash the operations derive buckets and fingerprint from.
-  using KeyOps::contains;
   using KeyOps::erase;
   using KeyOps::hash_of;
   using KeyOps::insert;
   using KeyOps::max_copies;
+
+  /// True if key may be present (see above). The key's hash is taken inside the shape
+  /// dispatch, so that a compiled shape hashes an integer key by the one-round rule with
+  /// no test of legacy_key_hash(): a filter with that rule has no compiled shape
+  /// (lookup_shape() is kGeneric) and hashes on the generic path. Always inline, as
+  /// contains_hash().
+  template <class Key>
+    requires HasherFor<Hasher, Key>
+  [[gnu::always_inline]] bool contains(const Key& key) const {
+    if constexpr (detail::OneRoundKey<Hasher, Key>) {
+      assert(!legacy_key_hash_ || table_shape_ == detail::FilterShapeId::kGeneric);
+      return detail::visit_filter_shape(
+          shape_,
+          [&](auto shape) __attribute__((always_inline)) {
+            return holds_compiled(shape, detail::one_round_key_hash(key, seed_));
+          },
+          [&]() __attribute__((always_inline)) { return contains_generic(hash_of(key)); });
+    } else {
+      return contains_hash(hash_of(key));
+    }
+  }
 
   /// The number of stored copies whose fingerprint matches key's in key's two buckets
   /// and in the stash entries of its bucket pair. Every copy of key counts, and so does
@@ -649,6 +677,14 @@ class BasicCuckooFilter
   std::uint64_t seed() const noexcept { return seed_; }
   /// The hasher that hash_of() applies to keys, with seed().
   const Hasher& hasher() const noexcept { return hasher_; }
+  /// True for a filter read from bytes of format version 4 or older (or from a later
+  /// serialization of such a filter): it hashes every key with seeded_hash, the rule
+  /// those bytes were written with, where a filter built by a constructor hashes integer
+  /// and enum keys under DefaultHasher by one mix round ("Hash derivation"). Copies and
+  /// assignments carry it. Only integer and enum keys under DefaultHasher hash
+  /// differently under the two rules; to move such a filter to the faster rule, insert
+  /// its keys into a new filter.
+  bool legacy_key_hash() const noexcept { return legacy_key_hash_; }
   /// Entries in the stash, 0..kStashSlots.
   unsigned stash_size() const noexcept { return stash_size_; }
   /// The counters (CuckooFilterStats).
@@ -704,13 +740,13 @@ class BasicCuckooFilter
 
   /// The compiled shape of this filter's lookups (detail/filter_shapes.hpp), used while
   /// the stash is empty; kGeneric when there is none for this f, b and layout, with the
-  /// nested rule (the compiled shapes place by the standard one), or after
-  /// use_generic_lookup().
+  /// nested rule (the compiled shapes place by the standard one), with legacy_key_hash()
+  /// (they hash by the one-round rule), or after use_generic_lookup().
   detail::FilterShapeId lookup_shape() const noexcept { return table_shape_; }
   /// For the verification suite: this filter's lookups take the generic runtime path,
   /// whatever its shape. Answers do not change (tests compare the two paths); nothing
   /// else does either. Copies keep it; an assignment takes the source's choice, and
-  /// deserialize() picks the compiled shape again.
+  /// deserialize() picks the compiled shape again (if the bytes allow one).
   void use_generic_lookup() noexcept {
     table_shape_ = detail::FilterShapeId::kGeneric;
     stash_changed();
@@ -718,12 +754,13 @@ class BasicCuckooFilter
 
   // ---- Serialization.
   /// The filter's bytes: the shared envelope (detail/serial.hpp), kind kCuckooFilter,
-  /// version kFormatVersion (3), or kNestedFormatVersion (4) with the nested rule.
-  /// Payload, little-endian:
+  /// version kFormatVersion (5). Payload, little-endian:
   ///   u8  fingerprint_bits      u8  slots_per_bucket
   ///   u8  bucket layout: 0 unsorted, 1 semi-sorted (absent in version 2: unsorted)
-  ///   u8  nested_prefix_bits, 4..fingerprint_bits (version 4 only; versions 2 and 3
-  ///       have the standard rule, and a filter with it writes version 3)
+  ///   u8  nested_prefix_bits: 0 (the standard rule) or 4..fingerprint_bits (absent in
+  ///       versions 2 and 3: the standard rule; never 0 in version 4)
+  ///   u8  key hash: 1 the one-round hash of integer and enum keys under DefaultHasher,
+  ///       0 seeded_hash for every key (legacy_key_hash(); absent before version 5: 0)
   ///   u32 bucket_count          u32 max_kicks
   ///   u64 seed                  u64 size
   ///   u64 x 8 stats: inserts, kicks, max_kicks_in_insert, kick_walks, kick_failures,
@@ -746,25 +783,30 @@ class BasicCuckooFilter
   /// differs from the stored fingerprints, the stash size or a stash entry is invalid, the
   /// bits after the last bucket are not zero, or a semi-sorted bucket is not canonical (a
   /// code >= 3876, or slots out of sort order). The hasher must be the one the original
-  /// used for key-level answers to match. The filter uses ordinary pages
+  /// used for key-level answers to match, and the filter hashes keys as the bytes say
+  /// (legacy_key_hash() for bytes of version 4 and older). The filter uses ordinary pages
   /// (CuckooFilterConfig::huge_pages is not serialized) and its compiled lookup shape.
   /// The table's allocation may throw std::bad_alloc.
   static BasicCuckooFilter deserialize(std::span<const std::uint8_t> bytes,
                                        Hasher hasher = Hasher(),
                                        const Allocator& alloc = Allocator());
 
-  /// Equal configuration (f, b, layout, placement rule, bucket count, max_kicks), seed and
+  /// Equal configuration (f, b, layout, placement rule, key hash, bucket count, max_kicks), seed and
   /// contents (table slots, stash entries in order, size). Stats and the hasher are not
   /// compared.
   friend bool operator==(const BasicCuckooFilter& a, const BasicCuckooFilter& b) noexcept {
     return a.seed_ == b.seed_ && a.max_kicks_ == b.max_kicks_ && a.size_ == b.size_ &&
            a.nested_prefix_bits() == b.nested_prefix_bits() &&
-           a.stash_size_ == b.stash_size_ &&
+           a.legacy_key_hash_ == b.legacy_key_hash_ && a.stash_size_ == b.stash_size_ &&
            std::equal(a.stash().begin(), a.stash().end(), b.stash().begin()) &&
            a.table_ == b.table_;
   }
 
  private:
+  // A growing filter's new level takes the key hash of the levels it read.
+  template <class, class>
+  friend class BasicGrowingCuckooFilter;
+
   static constexpr unsigned kNotInStash = kStashSlots;
   // Mixed into the seed for the kick walks' random source, so that it is not the
   // stream a caller seeding its own Rng with the same seed would see.
@@ -795,12 +837,21 @@ class BasicCuckooFilter
     shape_ = stash_size_ == 0 ? table_shape_ : detail::FilterShapeId::kGeneric;
   }
 
+  // Takes the key hash of bytes of format version 4 and older (legacy_key_hash()): the
+  // compiled lookups hash by the one-round rule only, so the generic path takes over.
+  void use_legacy_key_hash() noexcept {
+    legacy_key_hash_ = true;
+    table_shape_ = detail::FilterShapeId::kGeneric;
+    stash_changed();
+  }
+
   // The members besides the table and the hasher (assignment's last step; no throw).
   void assign_state(const BasicCuckooFilter& other) noexcept {
     seed_ = other.seed_;
     rule_ = other.rule_;
     table_shape_ = other.table_shape_;
     shape_ = other.shape_;
+    legacy_key_hash_ = other.legacy_key_hash_;
     max_kicks_ = other.max_kicks_;
     size_ = other.size_;
     stash_ = other.stash_;
@@ -920,6 +971,8 @@ class BasicCuckooFilter
   detail::FilterShapeId table_shape_;
   // What lookups dispatch to: table_shape_ while the stash is empty, else kGeneric.
   detail::FilterShapeId shape_;
+  // legacy_key_hash(): set by deserialize() for bytes that say so.
+  bool legacy_key_hash_ = false;
   unsigned max_kicks_;
   std::uint64_t size_ = 0;
   std::array<Placement, kStashSlots> stash_{};

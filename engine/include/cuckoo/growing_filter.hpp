@@ -15,9 +15,10 @@
 // many buckets), or at the first level that would take the tables' bytes above
 // max_memory_bytes: beyond it insert returns kFull and changes nothing.
 //
-// Hashing: nested identities. A key is hashed once, h = hasher(key, seed), and every
-// level derives its item (fingerprint and bucket pair) from that h with CuckooFilter's
-// nested rule (cuckoo_filter.hpp, "Nested placement"), p = f_0:
+// Hashing: nested identities. A key is hashed once, h = hash_of(key) (CuckooFilter's key
+// hash, cuckoo_filter.hpp, "Hash derivation"), and every level derives its item
+// (fingerprint and bucket pair) from that h with CuckooFilter's nested rule
+// (cuckoo_filter.hpp, "Nested placement"), p = f_0:
 //     fp_l = max(1, uint32(h) >> (32 - f_l))                the first f_l of 32 bits
 //     i1_l = uint32(h >> 32) & (n_l - 1)                    the same bits at every level
 //     alt_l(i, fp) = i xor (mix64(max(1, fp >> (f_l - f_0))) & (n_l - 1))
@@ -396,6 +397,11 @@ class BasicGrowingCuckooFilter
   std::uint64_t seed() const noexcept { return *config_.seed; }
   /// The hasher.
   const Hasher& hasher() const noexcept { return hasher_; }
+  /// True for a filter read from bytes whose levels were written in CuckooFilter's
+  /// format version 4 (or from a later serialization of such a filter): every key is
+  /// hashed by seeded_hash, as those bytes were; see CuckooFilter::legacy_key_hash().
+  /// Levels added later hash as the ones read.
+  bool legacy_key_hash() const noexcept { return levels_.front().filter.legacy_key_hash(); }
   /// Counters of growth and refusals.
   const Stats& stats() const noexcept { return stats_; }
   /// The table bytes of the levels built (what max_memory_bytes limits).
@@ -479,8 +485,10 @@ class BasicGrowingCuckooFilter
   //   u64 x 3 stats: levels_added, full_rejections, allocation_failures
   //   u8  level count
   //   per level: u8 level index, u64 byte length, then that many bytes: the level's own
-  //       CuckooFilter serialization (its envelope and checksum included; version 4,
-  //       the nested rule)
+  //       CuckooFilter serialization (its envelope and checksum included; the nested
+  //       rule; version 5, or 4 in bytes written before CuckooFilter's version 5, whose
+  //       keys are hashed by seeded_hash: legacy_key_hash()). Every level has level 0's
+  //       key hash.
   // Version 1 (levels with CuckooFilter's standard rule, whose erase could lose a key)
   // is rejected with kUnsupportedVersion: its items sit where the nested rule does not
   // look.
@@ -517,7 +525,8 @@ class BasicGrowingCuckooFilter
   /// configuration is one the constructor rejects; kInconsistent when the level count is
   /// 0 or above what the configuration can build, a level's index is out of order, its
   /// byte length overruns the payload, or its configuration (fingerprint bits, slots,
-  /// bucket count, kicks, seed, nested rule) is not the one the configuration gives that level; a
+  /// bucket count, kicks, seed, nested rule) is not the one the configuration gives that level
+  /// or its key hash (legacy_key_hash()) is not level 0's; a
   /// level's own error (CuckooFilter::deserialize) with "level i: " in front and its
   /// code kept. The hasher must be the original's for key-level answers to match.
   static BasicGrowingCuckooFilter deserialize(std::span<const std::uint8_t> bytes,
@@ -581,6 +590,12 @@ class BasicGrowingCuckooFilter
               std::to_string(want.fingerprint_bits) + ", bucket_count " +
               std::to_string(bucket_count_for(want)) + ", nested_prefix_bits " +
               std::to_string(want.nested_prefix_bits) + ")");
+      detail::require_consistent(
+          l == 0 || level->legacy_key_hash() == f.levels_.front().filter.legacy_key_hash(),
+          which + "its key hash (" +
+              std::string(level->legacy_key_hash() ? "seeded_hash for every key"
+                                                   : "one round for integer keys") +
+              ") is not level 0's");
       f.levels_.push_back(LevelSlot{std::move(*level)});
     }
     r.expect_end("the last level");
@@ -734,6 +749,7 @@ class BasicGrowingCuckooFilter
       // goes in: std::bad_alloc from either leaves the filter as it was.
       Level fresh(level_config_of(config_, static_cast<unsigned>(levels_.size())), hasher_,
                   get_allocator());
+      if (legacy_key_hash()) fresh.use_legacy_key_hash();
       levels_.reserve(levels_.size() + 1);
       levels_.push_back(LevelSlot{std::move(fresh)});
     } catch (const std::bad_alloc&) {

@@ -1,10 +1,16 @@
 // The key-level operations of every filter (internal): hash the key once, then call the
 // filter's hash-level operation. BasicCuckooFilter and both concurrent filters derive
-// from FilterKeyOps (CRTP), so this forwarding, and the seeding rule it uses
-// (seeded_hash, hash.hpp), is written once.
+// from FilterKeyOps (CRTP), so this forwarding, and the key hash it uses (below), is
+// written once.
+//
+// The filters' key hash: detail::engine_key_hash (hash.hpp), the one-round hash for
+// integer and enum keys under DefaultHasher and seeded_hash for every other key. Bytes of
+// format version 4 or older were written with seeded_hash for every key; a filter read
+// from them keeps that rule (Derived::legacy_key_hash(), cuckoo_filter.hpp).
 //
 // A Derived filter provides:
 //     const Hasher& hasher() const;  std::uint64_t seed() const;   (immutable)
+//     bool legacy_key_hash() const;  (optional: this class's says false)
 //     InsertResult insert_hash(std::uint64_t);  bool contains_hash(std::uint64_t) const;
 //     bool erase_hash(std::uint64_t);  unsigned max_copies_of_hash(std::uint64_t) const;
 // Thread safety and locking are the Derived filter's: hashing reads only the hasher and
@@ -59,12 +65,17 @@ class FilterKeyOps {
     return self().max_copies_of_hash(hash_of(key));
   }
 
-  // The 64-bit hash the operations derive buckets and fingerprint from.
+  // The 64-bit hash the operations derive buckets and fingerprint from (the key hash
+  // above).
   template <class Key>
     requires HasherFor<Hasher, Key>
   [[gnu::always_inline]] std::uint64_t hash_of(const Key& key) const {
-    return seeded_hash(self().hasher(), key, self().seed());
+    return engine_key_hash(self().hasher(), key, self().seed(), self().legacy_key_hash());
   }
+
+  // Whether the filter hashes every key with seeded_hash, as bytes of format version 4
+  // and older were written (the filters that read such bytes hide this).
+  static constexpr bool legacy_key_hash() noexcept { return false; }
 
  protected:
   // The body of insert_many() of the filters that offer it: insert() of each key of the

@@ -18,8 +18,8 @@ std::vector<std::uint8_t> CUCKOO_FILTER::serialize() const {
   w.u8(static_cast<std::uint8_t>(fingerprint_bits()));
   w.u8(static_cast<std::uint8_t>(slots_per_bucket()));
   w.u8(static_cast<std::uint8_t>(table_.layout()));
-  const unsigned nested = nested_prefix_bits();
-  if (nested != 0) w.u8(static_cast<std::uint8_t>(nested));
+  w.u8(static_cast<std::uint8_t>(nested_prefix_bits()));
+  w.u8(legacy_key_hash_ ? 0 : 1);
   w.u32(bucket_count());
   w.u32(max_kicks_);
   w.u64(seed_);
@@ -41,8 +41,7 @@ std::vector<std::uint8_t> CUCKOO_FILTER::serialize() const {
   const auto data = table_.data();
   w.u64(data.size());
   w.raw(data.data(), data.size());
-  return detail::seal_envelope(detail::StructureKind::kCuckooFilter,
-                               nested != 0 ? kNestedFormatVersion : kFormatVersion, w);
+  return detail::seal_envelope(detail::StructureKind::kCuckooFilter, kFormatVersion, w);
 }
 
 CUCKOO_FILTER_TEMPLATE
@@ -51,13 +50,15 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
   using C = CuckooFilterConfig;
   std::uint8_t version = 0;
   detail::ByteReader r = detail::open_envelope(bytes, detail::StructureKind::kCuckooFilter,
-                                               kNestedFormatVersion, "cuckoo filter",
+                                               kFormatVersion, "cuckoo filter",
                                                kOldestReadableVersion, &version);
   detail::CuckooFilterShape shape;
   shape.fingerprint_bits = r.u8("fingerprint_bits");
   shape.slots_per_bucket = r.u8("slots_per_bucket");
   const unsigned layout = version >= 3 ? r.u8("bucket layout") : 0U;
   const unsigned nested = version >= 4 ? r.u8("nested_prefix_bits") : 0U;
+  // Before version 5 every key was hashed by seeded_hash (legacy_key_hash()).
+  const unsigned key_hash = version >= 5 ? r.u8("key hash") : 0U;
   const std::uint32_t buckets = r.u32("bucket_count");
   shape.max_kicks = r.u32("max_kicks");
   detail::require_config(shape.fingerprint_bits >= C::kMinFingerprintBits &&
@@ -87,13 +88,17 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
                          "max_kicks",
                          "is " + std::to_string(shape.max_kicks) + "; allowed 1.." +
                              std::to_string(C::kMaxKicksLimit));
-  if (version >= 4) {
+  if (version == 4 || nested != 0) {
     // Version 4 is written for the nested rule only, so 0 there is not canonical.
     const std::string misfit =
         nested == 0 ? std::string("is 0 in version 4 bytes; allowed 4..fingerprint_bits")
                     : detail::nested_rule_misfit(nested, shape.fingerprint_bits, buckets);
     detail::require_config(misfit.empty(), "nested_prefix_bits", misfit);
   }
+  detail::require_config(key_hash <= 1, "key hash",
+                         "is " + std::to_string(key_hash) +
+                             "; allowed 0 (seeded_hash for every key) or 1 (one round for "
+                             "integer keys)");
   shape.nested_prefix_bits = nested;
   shape.bucket_count = buckets;
 
@@ -164,8 +169,9 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
   f.size_ = size;
   f.stash_ = stash;
   f.stash_size_ = stash_size;
-  f.stash_changed();
   f.stats_ = stats;
+  f.stash_changed();
+  if (key_hash == 0) f.use_legacy_key_hash();
   return f;
 }
 

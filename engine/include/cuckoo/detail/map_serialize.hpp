@@ -17,6 +17,7 @@ std::vector<std::uint8_t> CUCKOO_MAP::serialize() const
 {
   detail::ByteWriter w;
   w.u8(static_cast<std::uint8_t>(SlotsPerBucket));
+  w.u8(legacy_key_hash_ ? 0 : 1);
   w.u64(config_.initial_capacity);
   w.u64(config_.max_capacity);
   w.u32(config_.max_path_length);
@@ -39,12 +40,20 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
                                    KeyEqual equal_fn, std::size_t max_table_bytes)
   requires detail::MapCodable<K> && detail::MapCodable<V>
 {
+  std::uint8_t version = 0;
   detail::ByteReader r =
-      detail::open_envelope(bytes, detail::StructureKind::kCuckooMap, kFormatVersion, "CuckooMap");
+      detail::open_envelope(bytes, detail::StructureKind::kCuckooMap, kFormatVersion, "CuckooMap",
+                            kOldestReadableVersion, &version);
   const std::uint8_t slots_per_bucket = r.u8("slots_per_bucket");
   detail::require_config(slots_per_bucket == SlotsPerBucket, "slots_per_bucket",
                          "is " + std::to_string(slots_per_bucket) + ", this map type has " +
                              std::to_string(SlotsPerBucket));
+  // Before version 2 every key was hashed by seeded_hash (legacy_key_hash()).
+  const unsigned key_hash = version >= 2 ? r.u8("key hash") : 0U;
+  detail::require_config(key_hash <= 1, "key hash",
+                         "is " + std::to_string(key_hash) +
+                             "; allowed 0 (seeded_hash for every key) or 1 (one round for "
+                             "integer keys)");
   CuckooMapConfig config;
   const std::uint64_t initial_capacity = r.u64("initial_capacity");
   const std::uint64_t max_capacity = r.u64("max_capacity");
@@ -94,7 +103,7 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
                              "item_count " + std::to_string(item_count) + " exceeds the " +
                                  std::to_string(positions) + " slots");
 
-  CuckooMap map(RestoreTag{}, config, bucket_count, seed, std::move(hash_fn),
+  CuckooMap map(RestoreTag{}, config, bucket_count, seed, key_hash == 0, std::move(hash_fn),
                 std::move(equal_fn));
   const std::size_t table_slots = map.table_slots();
   std::uint64_t next_position = 0;
