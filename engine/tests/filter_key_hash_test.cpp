@@ -20,9 +20,12 @@
 #include "cuckoo/detail/serial.hpp"
 #include "cuckoo/growing_filter.hpp"
 #include "cuckoo/lock_free_filter.hpp"
+#include "support/key_hash_rule.hpp"
 #include "support/test_seed.hpp"
 
 namespace {
+
+using cuckoo::test::documented_one_round;
 
 using cuckoo::CuckooFilter;
 using cuckoo::CuckooFilterConfig;
@@ -44,29 +47,16 @@ CuckooFilterConfig config(std::uint64_t capacity, std::uint64_t seed, unsigned f
   return c;
 }
 
-// The rule as the format documents it, written out here so that a change of the engine's
-// constant or formula (which would move every stored item) fails this test.
-std::uint64_t documented_one_round(std::uint64_t key, std::uint64_t seed) {
-  std::uint64_t x = key ^ (seed * 0xd6e8feb86659fd93ULL);
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
 
 enum class Color : std::int16_t { kRed = -3, kBlue = 7 };
 
-// The payload of an envelope (16-byte header, 8-byte checksum) and the envelope again.
+using cuckoo::test::sealed_payload;
 std::vector<std::uint8_t> payload_of(const std::vector<std::uint8_t>& bytes) {
-  return {bytes.begin() + 16, bytes.end() - 8};
+  return cuckoo::test::envelope_payload(bytes);
 }
 std::vector<std::uint8_t> sealed(cuckoo::detail::StructureKind kind, std::uint8_t version,
                                  const std::vector<std::uint8_t>& payload) {
-  cuckoo::detail::ByteWriter w;
-  w.raw(payload.data(), payload.size());
-  return cuckoo::detail::seal_envelope(kind, version, w);
+  return sealed_payload(kind, version, payload);
 }
 
 // A CuckooFilter's version 5 bytes rewritten as the older `version` wrote them: without

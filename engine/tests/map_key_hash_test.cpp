@@ -15,9 +15,12 @@
 #include "cuckoo/concurrent_map.hpp"
 #include "cuckoo/cuckoo_map.hpp"
 #include "cuckoo/detail/serial.hpp"
+#include "support/key_hash_rule.hpp"
 #include "support/test_seed.hpp"
 
 namespace {
+
+using cuckoo::test::documented_one_round;
 
 using cuckoo::CuckooMapConfig;
 using cuckoo::DeserializeErrc;
@@ -33,17 +36,6 @@ CuckooMapConfig config(std::uint64_t seed, std::size_t capacity = 64) {
   return c;
 }
 
-// The rule as hash.hpp documents it, written out so that a change of the constant or
-// the formula (which would move every stored item) fails here.
-std::uint64_t documented_one_round(std::uint64_t key, std::uint64_t seed) {
-  std::uint64_t x = key ^ (seed * 0xd6e8feb86659fd93ULL);
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
 
 std::pair<std::uint32_t, std::uint32_t> documented_buckets(std::uint64_t key, std::uint64_t seed,
                                                            std::uint32_t bucket_count) {
@@ -61,12 +53,10 @@ struct TwoRounds {
 };
 
 std::vector<std::uint8_t> payload_of(const std::vector<std::uint8_t>& bytes) {
-  return {bytes.begin() + 16, bytes.end() - 8};
+  return cuckoo::test::envelope_payload(bytes);
 }
 std::vector<std::uint8_t> sealed(std::uint8_t version, const std::vector<std::uint8_t>& payload) {
-  cuckoo::detail::ByteWriter w;
-  w.raw(payload.data(), payload.size());
-  return cuckoo::detail::seal_envelope(cuckoo::detail::StructureKind::kCuckooMap, version, w);
+  return cuckoo::test::sealed_payload(cuckoo::detail::StructureKind::kCuckooMap, version, payload);
 }
 
 // Whether m maps every k < n to k * 3.
