@@ -28,6 +28,7 @@
 // (`replay_filter crash-file` or `fuzz_filter crash-file` then shows it as a trace).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -244,6 +245,25 @@ inline std::vector<std::uint8_t> reseal(std::span<const std::uint8_t> input,
   const std::uint64_t sum = detail::envelope_checksum(bytes.data(), checked);
   for (int i = 0; i < 8; ++i) bytes[checked + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(sum >> (8 * i));
   return bytes;
+}
+
+// The round trip of a structure read from `input` and written back as `again`: bytes of
+// the current version come back byte for byte (each format has one encoding per
+// structure); bytes of an older version come back in the current one, read with the
+// older key hash (legacy_key_hash). What failed, or "" (the envelope's version byte is
+// its sixth, after the magic and the kind).
+inline std::string round_trip_problem(std::span<const std::uint8_t> input,
+                                      const std::vector<std::uint8_t>& again,
+                                      std::uint8_t current_version, bool legacy_key_hash) {
+  if (input[5] == current_version) {
+    return std::equal(again.begin(), again.end(), input.begin(), input.end())
+               ? ""
+               : "serialize(deserialize(x)) == x byte for byte";
+  }
+  return legacy_key_hash && again[5] == current_version
+             ? ""
+             : "bytes of an older version are read with the older key hash and written back "
+               "in the current version";
 }
 
 // Calls fn(bytes, label) for the input as given and for its two resealed variants.

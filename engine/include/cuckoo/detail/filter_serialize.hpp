@@ -19,7 +19,7 @@ std::vector<std::uint8_t> CUCKOO_FILTER::serialize() const {
   w.u8(static_cast<std::uint8_t>(slots_per_bucket()));
   w.u8(static_cast<std::uint8_t>(table_.layout()));
   w.u8(static_cast<std::uint8_t>(nested_prefix_bits()));
-  w.u8(legacy_key_hash_ ? 0 : 1);
+  detail::write_key_hash_rule(w, legacy_key_hash_);
   w.u32(bucket_count());
   w.u32(max_kicks_);
   w.u64(seed_);
@@ -58,7 +58,7 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
   const unsigned layout = version >= 3 ? r.u8("bucket layout") : 0U;
   const unsigned nested = version >= 4 ? r.u8("nested_prefix_bits") : 0U;
   // Before version 5 every key was hashed by seeded_hash (legacy_key_hash()).
-  const unsigned key_hash = version >= 5 ? r.u8("key hash") : 0U;
+  const bool legacy_key_hash = version >= 5 ? detail::read_legacy_key_hash(r) : true;
   const std::uint32_t buckets = r.u32("bucket_count");
   shape.max_kicks = r.u32("max_kicks");
   detail::require_config(shape.fingerprint_bits >= C::kMinFingerprintBits &&
@@ -95,10 +95,6 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
                     : detail::nested_rule_misfit(nested, shape.fingerprint_bits, buckets);
     detail::require_config(misfit.empty(), "nested_prefix_bits", misfit);
   }
-  detail::require_config(key_hash <= 1, "key hash",
-                         "is " + std::to_string(key_hash) +
-                             "; allowed 0 (seeded_hash for every key) or 1 (one round for "
-                             "integer keys)");
   shape.nested_prefix_bits = nested;
   shape.bucket_count = buckets;
 
@@ -171,7 +167,7 @@ CUCKOO_FILTER CUCKOO_FILTER::deserialize(std::span<const std::uint8_t> bytes, Ha
   f.stash_size_ = stash_size;
   f.stats_ = stats;
   f.stash_changed();
-  if (key_hash == 0) f.use_legacy_key_hash();
+  if (legacy_key_hash) f.use_legacy_key_hash();
   return f;
 }
 

@@ -17,7 +17,7 @@ std::vector<std::uint8_t> CUCKOO_MAP::serialize() const
 {
   detail::ByteWriter w;
   w.u8(static_cast<std::uint8_t>(SlotsPerBucket));
-  w.u8(legacy_key_hash_ ? 0 : 1);
+  detail::write_key_hash_rule(w, legacy_key_hash_);
   w.u64(config_.initial_capacity);
   w.u64(config_.max_capacity);
   w.u32(config_.max_path_length);
@@ -49,11 +49,7 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
                          "is " + std::to_string(slots_per_bucket) + ", this map type has " +
                              std::to_string(SlotsPerBucket));
   // Before version 2 every key was hashed by seeded_hash (legacy_key_hash()).
-  const unsigned key_hash = version >= 2 ? r.u8("key hash") : 0U;
-  detail::require_config(key_hash <= 1, "key hash",
-                         "is " + std::to_string(key_hash) +
-                             "; allowed 0 (seeded_hash for every key) or 1 (one round for "
-                             "integer keys)");
+  const bool legacy_key_hash = version >= 2 ? detail::read_legacy_key_hash(r) : true;
   CuckooMapConfig config;
   const std::uint64_t initial_capacity = r.u64("initial_capacity");
   const std::uint64_t max_capacity = r.u64("max_capacity");
@@ -103,7 +99,7 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
                              "item_count " + std::to_string(item_count) + " exceeds the " +
                                  std::to_string(positions) + " slots");
 
-  CuckooMap map(RestoreTag{}, config, bucket_count, seed, key_hash == 0, std::move(hash_fn),
+  CuckooMap map(RestoreTag{}, config, bucket_count, seed, legacy_key_hash, std::move(hash_fn),
                 std::move(equal_fn));
   const std::size_t table_slots = map.table_slots();
   std::uint64_t next_position = 0;

@@ -130,6 +130,22 @@ inline void require_consistent(bool ok, const std::string& message) {
   if (!ok) throw DeserializeError(DeserializeErrc::kInconsistent, message);
 }
 
+// The key hash byte of the filter and map formats (hash.hpp, detail::engine_key_hash):
+// 1 the one-round hash of integer and enum keys under DefaultHasher, 0 seeded_hash for
+// every key, the rule of the bytes written before the byte existed (legacy_key_hash()).
+inline void write_key_hash_rule(ByteWriter& w, bool legacy_key_hash) {
+  w.u8(legacy_key_hash ? 0 : 1);
+}
+// Reads that byte; true for 0 (the older rule). Throws DeserializeError(kBadConfig)
+// naming "key hash" for any value but 0 and 1.
+inline bool read_legacy_key_hash(ByteReader& r) {
+  const unsigned key_hash = r.u8("key hash");
+  require_config(key_hash <= 1, "key hash",
+                 "is " + std::to_string(key_hash) +
+                     "; allowed 0 (seeded_hash for every key) or 1 (one round for integer keys)");
+  return key_hash == 0;
+}
+
 inline std::uint64_t envelope_checksum(const std::uint8_t* data, std::size_t n) noexcept {
   return XXH3_64bits(data, n);
 }
