@@ -8,10 +8,11 @@
 //   concurrent/map/{single,coarse,striped,libcuckoo}/rR-wW/threads:T
 //   random updates (names rR-wW-random; 90/10 and 50/50):
 //   concurrent/filter/{single,striped,lockfree}/rR-wW-random[/L]/threads:T
+//   concurrent/filter/{striped_f8,lockfree_f8}/rR-wW-random[/L]/threads:T   (f = 8)
 //   concurrent/map/{single,striped,libcuckoo}/rR-wW-random[/L]/threads:T
 //   negative lookups:
 //   concurrent/filter_negative/{single,single_same_bytes,striped,lockfree}[/L]/threads:T
-// A filter of 2N slots (f = 12, b = 4) or a map reserved for 2N items is prefilled with N
+// A filter of 2N slots (f = 12, b = 4; f = 8 for the *_f8 designs) or a map reserved for 2N items is prefilled with N
 // keys (N = CUCKOO_BENCH_CONCURRENT_ITEMS, default 2M), so the load is about 50%; both
 // workloads of a size share the structure. Some designs run again at a large N
 // (CUCKOO_BENCH_CONCURRENT_LARGE_ITEMS, default 10M, 0 or "off" for none), whose names
@@ -279,6 +280,19 @@ CuckooMapConfig map_config(std::uint64_t items) {
 #endif
 
 #if !CUCKOO_BENCH_CONCURRENT_MAP
+// A filter design at f = 8 (every other filter here has f = 12): its own type, so that
+// prefilled() keeps its structure apart from the f = 12 one. The K-CAS peer's figures
+// are for 8-bit tags.
+template <class F>
+struct Fingerprint8 : F {
+  using F::F;
+};
+
+template <class F>
+constexpr bool kIsFingerprint8 = false;
+template <class F>
+constexpr bool kIsFingerprint8<Fingerprint8<F>> = true;
+
 // CuckooFilter with 4/3 of the slots: the table bytes of the lock-free filter (64-bit
 // buckets against 48-bit ones) holding the same items, at three quarters of the load.
 // Its negative lookups against CuckooFilter's show what the larger table alone costs.
@@ -290,6 +304,7 @@ template <class F>
 std::unique_ptr<F> make_structure(std::uint64_t items) {
   CuckooFilterConfig c = filter_config(items);
   if constexpr (std::is_same_v<F, SameBytesCuckooFilter>) c.capacity = c.capacity * 4 / 3;
+  if constexpr (kIsFingerprint8<F>) c.fingerprint_bits = 8;
   auto f = std::make_unique<F>(c);
   for (std::uint64_t i = 0; i < items; ++i) f->insert(key_at(kInsertedStream, i));
   return f;
@@ -610,6 +625,14 @@ void register_all() {
       register_design<LockFreeFilter>("filter", "lockfree", true, filter_op, size,
                                       Mixes::kReadHeavyAndHalf, w);
     }
+    // Random updates at f = 8 too (the K-CAS peer's tag width).
+    register_design<Fingerprint8<StripedConcurrentFilter>>("filter", "striped_f8", true,
+                                                           filter_op, size,
+                                                           Mixes::kReadHeavyAndHalf,
+                                                           Workload::kRandom);
+    register_design<Fingerprint8<LockFreeFilter>>("filter", "lockfree_f8", true, filter_op,
+                                                  size, Mixes::kReadHeavyAndHalf,
+                                                  Workload::kRandom);
     register_negative<CuckooFilter>("single", false, size);
     register_negative<SameBytesCuckooFilter>("single_same_bytes", false, size);
     register_negative<LockFreeFilter>("lockfree", true, size);

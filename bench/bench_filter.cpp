@@ -16,6 +16,10 @@
 //   bloom/{insert,lookup_positive,lookup_negative}/fF/N
 //                                BloomFilter with the filter's bits (same bits per item)
 //   unordered_set/{insert,lookup_positive,lookup_negative}/N   reserved; n <= 10M only
+//   peer_shape/{lookup_negative,lookup_positive,floor_two_lines}/f12/2^22buckets
+//                                one-key lookups (and their scalar floor) at the shape the
+//                                reference code's published figures are for: 2^22
+//                                buckets of 4 at 95 % load (CUCKOO_BENCH_PEER_SHAPE=off: none)
 // Figures are read as ratios against each other (bench/report.py); see bench/README.md.
 #include <algorithm>
 #include <array>
@@ -651,6 +655,26 @@ void register_size(std::uint64_t n) {
   }
 }
 
+// The shape the reference code's figures were measured at (f = 12, b = 4, 2^22 buckets
+// filled to 95 %: 0.95 x 2^24 keys, for which slots_for() gives exactly 2^24 slots): one-key
+// lookups and their scalar floor, for bench/report.py's comparison with those figures.
+// CUCKOO_BENCH_PEER_SHAPE=off leaves it out.
+constexpr std::uint64_t kPeerShapeItems = 15'938'355;  // floor(0.95 * 2^24)
+
+void register_peer_shape() {
+  for (const QueryKind kind : {QueryKind::kNegative, QueryKind::kPositive}) {
+    const std::string op = std::string("lookup_").append(kind_name(kind));
+    benchmark::RegisterBenchmark(
+        bench_name({"peer_shape", op, "f12", "2^22buckets"}).c_str(),
+        [=](benchmark::State& s) { filter_lookup(s, 12, kPeerShapeItems, kind); })
+        ->Unit(benchmark::kMillisecond);
+  }
+  benchmark::RegisterBenchmark(
+      "peer_shape/floor_two_lines/f12/2^22buckets",
+      [](benchmark::State& s) { memory_floor(s, 12, kPeerShapeItems, true, FloorKind::kTwoLines); })
+      ->Unit(benchmark::kMillisecond);
+}
+
 }  // namespace
 }  // namespace cuckoo::bench
 
@@ -664,6 +688,10 @@ int main(int argc, char** argv) {
     sizes.append(size_label(n));
     register_size(n);
   }
+  const char* peer_shape = std::getenv("CUCKOO_BENCH_PEER_SHAPE");
+  const bool with_peer_shape = peer_shape == nullptr || std::string_view(peer_shape) != "off";
+  if (with_peer_shape) register_peer_shape();
+  benchmark::AddCustomContext("peer_shape", with_peer_shape ? "2^22 buckets, 95 % load" : "off");
   benchmark::AddCustomContext("sizes", sizes);
   benchmark::AddCustomContext("seed", std::to_string(bench_seed()));
   benchmark::AddCustomContext("transparent_hugepage", transparent_hugepage_mode());
