@@ -41,8 +41,9 @@
 // Storage. detail::PackedTable: buckets contiguous in one bit-packed byte array (f * b
 // bits per bucket, no per-bucket padding), matched with a SWAR word test; see
 // detail/packed_table.hpp. With CuckooFilterConfig::semi_sorted, a b = 4 bucket is
-// 4f - 4 bits (detail/semi_sorted.hpp), probed by PackedTable::semi_contains() on the
-// out-of-line lookup path.
+// 4f - 4 bits (detail/semi_sorted.hpp), probed by a compiled semi-sorted shape at f = 8,
+// 12 and 16 (below) and by PackedTable::semi_contains() on the out-of-line generic path
+// otherwise.
 //
 // Insert. A fast path stores the item in bucket i1 without reading i2 when that cannot
 // take it past its copy limit; otherwise the copy limit is checked, then an empty slot
@@ -61,9 +62,10 @@
 // runs. Either way the answers are contains()'s (tested for every shape and length).
 //
 // Compiled shapes. f and b are runtime values, but the shapes in common use (f = 8, 12,
-// 16 with b = 2 and 4; f = 8, b = 8; f = 32, b = 2) have a lookup compiled with f and b
-// as constants (detail/filter_shapes.hpp): the fingerprint mask and SWAR masks are
-// immediates and a bucket is one load at a whole byte. The constructor and deserialize()
+// 16 with b = 2 and 4; f = 8, b = 8; f = 32, b = 2; semi-sorted buckets at f = 8, 12
+// and 16) have a lookup compiled with f and b as constants (detail/filter_shapes.hpp):
+// the fingerprint mask and SWAR masks are immediates and a bucket is one load (at a
+// whole byte; a semi-sorted one at bit 0 or 4 of its first byte). The constructor and deserialize()
 // pick the shape once (detail::filter_shape_id; the table's layout and bytes are the
 // same whatever is picked); contains() switches on it (a jump table that a caller's loop
 // hoists or predicts), contains_many() once per batch. The compiled probes read no
@@ -922,7 +924,7 @@ class BasicCuckooFilter
     const Placement p = Shape::placement(h, table_.bucket_count());
     const typename Shape::Probe probe{table_.data().data()};
     // No stash check: shape_ names a compiled shape only while the stash is empty.
-    return probe.holds_either(probe.first_byte(p.bucket1), probe.first_byte(p.bucket2),
+    return probe.holds_either(probe.position(p.bucket1), probe.position(p.bucket2),
                               p.fingerprint);
   }
 
