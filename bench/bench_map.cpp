@@ -9,8 +9,9 @@
 //   map/cuckoo_map/{find_many_hit,find_many_miss}/N
 //       the same finds through CuckooMap::find_many, one call a pass
 //   map/cuckoo_map/insert_presized_load60/N
-//       insert_presized into a CuckooMap reserved for N / 0.6 items, so that it ends at
-//       the 60 % load the peers' reserve(N) ends at (CuckooMap's reserve(N): 90 %)
+//       insert_presized into a CuckooMap planned for 60 % load (max_load_percent) and
+//       reserved for N, so that it ends at the 60 % load the peers' reserve(N) ends at
+//       (CuckooMap's default reserve(N): 90 %)
 //   ycsb/{classic,smart}/I-L-U/C
 //       ClassicCuckoo against SmartCuckoo on the YCSB-style mixes of the SmartCuckoo paper
 //       (insert/lookup/update percent), Zipf(0.99) lookups and updates, in a table of
@@ -58,20 +59,20 @@ std::string bench_name(std::initializer_list<std::string_view> parts) {
 
 // ---- CuckooMap against std::unordered_map.
 
-// kPresizedAtPeerLoad (CuckooMap only): reserved for items / 0.6, so that the filled
-// table ends at 60 % load, the load absl's and libcuckoo's reserve(items) end at here
-// (a power of two of slots); reserve(items) plans for 90 % (kReserveLoadPercent).
+// kPresizedAtPeerLoad (CuckooMap only): planned for 60 % load
+// (CuckooMapConfig::max_load_percent) and reserved for the items, so that the filled table
+// ends at 60 % load, the load absl's and libcuckoo's reserve(items) end at here (a power of
+// two of slots); by default reserve(items) plans for 90 % (kReserveLoadPercent).
 enum class Sizing { kPresized, kGrowing, kPresizedAtPeerLoad };
+constexpr unsigned kPeerLoadPercent = 60;
 
 // Adapters so one fill and one lookup loop serve both maps.
 std::unique_ptr<Map> make_map(std::uint64_t items, Sizing sizing) {
   CuckooMapConfig c;
   c.seed = bench_seed();
+  if (sizing == Sizing::kPresizedAtPeerLoad) c.max_load_percent = kPeerLoadPercent;
   auto m = std::make_unique<Map>(c);
-  if (sizing == Sizing::kPresized && !m->reserve(items)) throw std::bad_alloc();
-  if (sizing == Sizing::kPresizedAtPeerLoad && !m->reserve(items * 5 / 3)) {
-    throw std::bad_alloc();
-  }
+  if (sizing != Sizing::kGrowing && !m->reserve(items)) throw std::bad_alloc();
   return m;
 }
 std::unique_ptr<StdMap> make_std_map(std::uint64_t items, Sizing sizing) {

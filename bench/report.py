@@ -340,8 +340,8 @@ def map_rows(t, B):
                 if op == "insert_presized" and peer != "unordered_map" and low:
                     same = ABSL_PRESIZED_AT_SAME_LOAD if is10m and peer.startswith("absl") \
                         else None
-                    t.row("insert presized to 60 % load (reserve(n / 0.6)), the peers' load",
-                          ns_per_op(low), "ns/op", label, vb,
+                    t.row("insert presized, planned for 60 % load (max_load_percent = 60, "
+                          "reserve(n)), the peers' load", ns_per_op(low), "ns/op", label, vb,
                           f"<= {same}x" if same else None,
                           (ns_per_op(low) <= same * vb) if same else None)
 

@@ -270,8 +270,9 @@ TEST(CuckooMapStdIdioms, BucketInterfaceAndLoad) {
   EXPECT_GT(m.bucket_count(), 0U);
   EXPECT_GT(m.load_factor(), 0.0);
   EXPECT_LE(m.load_factor(), m.max_load_factor());
-  m.max_load_factor(0.5F);  // a hint, ignored as by abseil
   EXPECT_FLOAT_EQ(m.max_load_factor(), 0.9F);
+  m.max_load_factor(0.5F);  // the load reserve() and growth plan for from now on
+  EXPECT_FLOAT_EQ(m.max_load_factor(), 0.5F);
   m.rehash(4096);
   EXPECT_GE(m.capacity(), 4096U);
   m.reserve(10'000);

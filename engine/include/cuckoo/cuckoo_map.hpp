@@ -22,7 +22,7 @@
 //
 // insert() of a new key takes a free slot in either candidate bucket (the hot path,
 // inline below); failing that, a bounded cuckoo path search, a free stash slot, then
-// growth into twice the buckets, all or nothing; a map kGrowLoadPercent full that may
+// growth into twice the buckets, all or nothing; a map max_load_percent() full that may
 // still grow grows before it searches (detail/map_insert.hpp and detail/map_growth.hpp
 // describe each step and its bound). erase() empties the slot and
 // lets a stashed item whose candidate bucket got room move back into the table.
@@ -57,6 +57,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -137,6 +138,23 @@ struct CuckooMapConfig {
   /// Hash seed; absent: random_seed(). The map stores the seed it used (config().seed is
   /// always set), so any map can be rebuilt exactly.
   std::optional<std::uint64_t> seed;
+  /// The load, in percent of the slots, the map plans for: reserve(n) and rehash() size
+  /// the table so that n items fill it to at most this, and an insert that finds both its
+  /// buckets full grows the table once the map is this full instead of searching a cuckoo
+  /// path. An insert that finds a free slot stores the item there whatever the load, so
+  /// a table grows at the first insert past this load that finds both buckets full: in
+  /// tables of a few thousand buckets or more that is within a few points of it (at 30,
+  /// 60 and 90 %: 30.0, 60.0 and 90.0 from 2^16 slots up), a small table at a low plan
+  /// may fill further first. 0 (the default): CuckooMap::kReserveLoadPercent, 90 at 4
+  /// slots a bucket, a little below the load at which path searches start to fail.
+  /// Otherwise kMinMaxLoadPercent up to that default: a lower load trades memory for
+  /// inserts that rarely search (at 60 %, one insert in ninety searches a path, against
+  /// one in eleven at 90 %; absl::flat_hash_map's reserve(10M) leaves its table 60 %
+  /// full). CuckooMap::max_load_factor(float) changes it on a live map. Not serialized (a
+  /// deserialized map plans the default). StripedConcurrentMap accepts only 0.
+  unsigned max_load_percent = 0;
+  /// The lowest max_load_percent other than 0.
+  static constexpr unsigned kMinMaxLoadPercent = 10;
   /// Back the slot array with transparent huge pages when it is at least 2 MiB (2 MiB
   /// aligned, madvise(MADV_HUGEPAGE) on Linux; ordinary pages elsewhere or if the kernel
   /// refuses), for every table the map allocates. Saves most TLB misses of random
@@ -269,6 +287,7 @@ class CuckooMap {
   /// At or above this load an insert whose two buckets are full grows the table, when
   /// max_capacity allows, instead of searching for a cuckoo path (detail/map_insert.hpp).
   /// The reserve load: n items inserted after reserve(n) never grow the table early.
+  /// Both are the defaults of CuckooMapConfig::max_load_percent (max_load_percent()).
   static constexpr unsigned kGrowLoadPercent = kReserveLoadPercent;
   /// Serialization format version (payload documented at serialize()).
   /// Version 2 added the key hash byte (integer and enum keys under DefaultHasher hashed
@@ -700,15 +719,15 @@ class CuckooMap {
     stash_count_ = 0;
   }
 
-  /// Grows the table, if needed, so that n items fill it to at most kReserveLoadPercent.
-  /// Returns true if afterwards capacity() >= n * 100 / kReserveLoadPercent. Returns
+  /// Grows the table, if needed, so that n items fill it to at most max_load_percent().
+  /// Returns true if afterwards capacity() >= n * 100 / max_load_percent(). Returns
   /// false, changing nothing, if that needs more than max_capacity slots or the rebuild
   /// fails (allocation failure, or a hasher that gives too many keys the same buckets).
   /// Never shrinks. Not [[nodiscard]], as std::unordered_map::reserve returns nothing: a
   /// failed reserve costs only the early growth (inserts still grow, or refuse).
   bool reserve(size_type n);
   /// std::unordered_map::rehash: a table of at least ceil(n / SlotsPerBucket) buckets
-  /// that holds size() items within kReserveLoadPercent, growing or shrinking to that
+  /// that holds size() items within max_load_percent(), growing or shrinking to that
   /// size. Throws CapacityError if that needs more than max_capacity slots or a growing
   /// rebuild fails; the map is then unchanged. A shrink (rehash(0): the smallest table
   /// that reserve(size()) would accept) that no rebuild can place keeps the table.
@@ -870,12 +889,27 @@ class CuckooMap {
                               : static_cast<double>(size_) / static_cast<double>(table_slots());
   }
   /// The load (items per slot) at which an insert that finds its buckets full grows the
-  /// table: kGrowLoadPercent / 100 (0.9 at SlotsPerBucket = 4). A table at max_capacity
-  /// fills beyond it.
-  float max_load_factor() const noexcept { return static_cast<float>(kGrowLoadPercent) / 100.0F; }
-  /// Accepted and ignored, as abseil does: the growth load is a property of
-  /// SlotsPerBucket (kGrowLoadPercent), tied to the load a cuckoo path search reaches.
-  void max_load_factor(float /*hint*/) noexcept {}
+  /// table, and that reserve(n) plans for: max_load_percent() / 100 (0.9 at
+  /// SlotsPerBucket = 4 by default). A table at max_capacity fills beyond it.
+  float max_load_factor() const noexcept {
+    return static_cast<float>(max_load_percent()) / 100.0F;
+  }
+  /// Plans for load ml from now on (CuckooMapConfig::max_load_percent): ml is rounded to
+  /// a whole percent and clamped to kMinMaxLoadPercent..kReserveLoadPercent percent (a
+  /// cuckoo table cannot plan beyond the load its path searches reach); NaN changes
+  /// nothing. Moves no item: a map already fuller than ml grows at its next insert that
+  /// finds both buckets full, or at reserve() / rehash().
+  void max_load_factor(float ml) noexcept {
+    if (!(ml == ml)) return;  // NaN
+    const float percent = std::clamp(ml * 100.0F, static_cast<float>(CuckooMapConfig::kMinMaxLoadPercent),
+                                     static_cast<float>(kReserveLoadPercent));
+    config_.max_load_percent = static_cast<unsigned>(std::lround(percent));
+  }
+  /// The load, in percent, the map plans for: config().max_load_percent, or
+  /// kReserveLoadPercent when that is 0.
+  unsigned max_load_percent() const noexcept {
+    return config_.max_load_percent != 0 ? config_.max_load_percent : kReserveLoadPercent;
+  }
   /// The most buckets config().max_capacity allows.
   std::uint32_t max_bucket_count() const noexcept {
     return static_cast<std::uint32_t>(config_.max_capacity / SlotsPerBucket);
@@ -1337,7 +1371,8 @@ class CuckooMap {
 
   // The maps' one configuration rule (detail/map_config.hpp) with this design's limits.
   static constexpr detail::MapConfigLimits kConfigLimits{
-      SlotsPerBucket, kMaxCapacity, Slots::kMaxPositions - kStashSlots, kMaxPathLength};
+      SlotsPerBucket, kMaxCapacity, Slots::kMaxPositions - kStashSlots, kMaxPathLength,
+      kReserveLoadPercent, /*load_configurable=*/true};
   static CuckooMapConfig validated(const CuckooMapConfig& config) {
     return detail::validated_map_config(config, kConfigLimits);
   }

@@ -30,6 +30,8 @@ struct MapConfigLimits {
   std::uint64_t max_capacity;     // the design's kMaxCapacity, in slots
   std::uint64_t max_allocatable;  // the most table slots its storage can allocate
   unsigned max_path_length;       // the longest cuckoo path its search accepts
+  unsigned default_load_percent;  // the load it plans for when max_load_percent is 0
+  bool load_configurable;         // whether it plans another load (max_load_percent)
 };
 
 // The buckets initial_capacity rounds up to (ceil(initial_capacity / b)).
@@ -77,6 +79,22 @@ std::optional<MapConfigProblem> check_map_config(const Config& config,
     return problem("max_path_length", "is " + std::to_string(config.max_path_length) +
                                           ", must be in 1.." +
                                           std::to_string(limits.max_path_length));
+  }
+  if (config.max_load_percent != 0) {
+    const std::string most = std::to_string(limits.default_load_percent);
+    if (!limits.load_configurable) {
+      return problem("max_load_percent",
+                     "is " + std::to_string(config.max_load_percent) +
+                         ", but this map plans its own load (" + most + " %): leave it 0");
+    }
+    if (config.max_load_percent < Config::kMinMaxLoadPercent ||
+        config.max_load_percent > limits.default_load_percent) {
+      return problem("max_load_percent",
+                     "is " + std::to_string(config.max_load_percent) + ", must be 0 (the default, " +
+                         most + ") or in " + std::to_string(Config::kMinMaxLoadPercent) + ".." +
+                         most + " (a cuckoo table of " + b +
+                         "-slot buckets cannot plan a higher load)");
+    }
   }
   return std::nullopt;
 }

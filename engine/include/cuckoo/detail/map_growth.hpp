@@ -46,7 +46,7 @@ bool CUCKOO_MAP::reserve(std::size_t n) {
   if (n > config_.max_capacity) return false;
   // n <= max_capacity <= kMaxCapacity < 2^35: no overflow.
   const std::uint64_t slots_needed =
-      (std::uint64_t{n} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
+      (std::uint64_t{n} * 100 + max_load_percent() - 1) / max_load_percent();
   const std::uint64_t buckets_needed =
       std::max<std::uint64_t>((slots_needed + SlotsPerBucket - 1) / SlotsPerBucket,
                               bucket_count_ == 0 ? initial_bucket_count(config_) : 0);
@@ -64,14 +64,14 @@ bool CUCKOO_MAP::reserve(std::size_t n) {
   return false;
 }
 
-// rehash(n): the bucket count that holds max(n, size() at kReserveLoadPercent) slots,
+// rehash(n): the bucket count that holds max(n, size() at max_load_percent()) slots,
 // reached by a rebuild that grows or shrinks (a shrink that no rebuild can place keeps
 // the table: it is only a request, as std::unordered_map::rehash(0) is).
 CUCKOO_MAP_TEMPLATE
 void CUCKOO_MAP::rehash(size_type n) {
   if (n > config_.max_capacity) throw_full("rehash");
   const std::uint64_t for_size =
-      (std::uint64_t{size_} * 100 + kReserveLoadPercent - 1) / kReserveLoadPercent;
+      (std::uint64_t{size_} * 100 + max_load_percent() - 1) / max_load_percent();
   const std::uint64_t slots_needed = std::max<std::uint64_t>({n, for_size, 1});
   const std::uint64_t buckets_needed = (slots_needed + SlotsPerBucket - 1) / SlotsPerBucket;
   if (buckets_needed > max_bucket_count()) throw_full("rehash");

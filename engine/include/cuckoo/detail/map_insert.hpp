@@ -4,7 +4,8 @@
 //
 // insert() of a new key tries, in order:
 //   1. a free slot in either candidate bucket (the hot path);
-//   1a. growth (step 4) when the map is kGrowLoadPercent full and max_capacity lets it
+//   1a. growth (step 4) when the map is max_load_percent() full (kGrowLoadPercent by
+//      default, or the load CuckooMapConfig::max_load_percent plans) and max_capacity lets it
 //      grow: near the load where searches start to fail they get long (at b = 4, an
 //      insert above 95 % load averaged 12 us against 0.3 us below 90 %), and doubling
 //      costs one pass over the items. If that growth fails, steps 2 and 3 run as below
@@ -116,13 +117,13 @@ template <class KK, class... Args>
 InsertResult CUCKOO_MAP::insert_slow(Pending<KK, Args...>&& item, std::uint64_t hash) {
   bool growth_failed = false;
   if (bucket_count_ != 0) {
-    // A map that may still grow grows instead of searching once it is kGrowLoadPercent
-    // full: searches get long and slow near the load at which they start to fail, and
-    // doubling is a single pass (rebuild_doubled). A map at its max_capacity searches
+    // A map that may still grow grows instead of searching once it is max_load_percent()
+    // full (kGrowLoadPercent by default): searches get long and slow near the load at
+    // which they start to fail, and doubling is a single pass (rebuild_doubled). A map at its max_capacity searches
     // on, so the load it reaches before refusing an insert (C3) is unchanged. If that
     // growth fails (std::bad_alloc, or no rebuild places everything), the search and the
     // stash still may place the item, but growth is not tried a second time.
-    if (size_ * 100 >= std::size_t{kGrowLoadPercent} * table_slots() &&
+    if (size_ * 100 >= std::size_t{max_load_percent()} * table_slots() &&
         bucket_count_ < max_bucket_count()) {
       if (grow_with(item)) return InsertResult::kInserted;
       growth_failed = true;

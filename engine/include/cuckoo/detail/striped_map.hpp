@@ -1087,7 +1087,8 @@ class StripedMapWithFault {
   static CuckooMapConfig validated(const CuckooMapConfig& config) {
     return validated_map_config(config, MapConfigLimits{SlotsPerBucket, kMaxCapacity,
                                                         std::vector<Slot>().max_size(),
-                                                        kMapMaxPathLength});
+                                                        kMapMaxPathLength, kReserveLoadPercent,
+                                                        /*load_configurable=*/false});
   }
 
   // Not const: swap() exchanges them (nothing else writes them after construction).
