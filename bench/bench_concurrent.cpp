@@ -266,6 +266,7 @@ CuckooFilterConfig filter_config(std::uint64_t items) {
   c.fingerprint_bits = 12;
   c.slots_per_bucket = 4;
   c.seed = bench_seed();
+  c.huge_pages = true;  // as bench_filter's filters: every design's table (2 MiB and up)
   return c;
 }
 

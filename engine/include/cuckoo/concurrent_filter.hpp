@@ -294,6 +294,8 @@ class BasicCoarseConcurrentFilter
   unsigned fingerprint_bits() const noexcept { return filter_.fingerprint_bits(); }
   /// Evictions one insert may make, as configured.
   unsigned max_kicks() const noexcept { return filter_.max_kicks(); }
+  /// Whether huge pages were requested for the table (CuckooFilterConfig::huge_pages).
+  bool huge_pages() const noexcept { return filter_.huge_pages(); }
   /// The seed the keys are hashed with (the configured one, or the one drawn at
   /// construction).
   std::uint64_t seed() const noexcept { return filter_.seed(); }
@@ -405,7 +407,7 @@ class BasicStripedConcurrentFilter
                                         StripedFilterOptions options = {},
                                         Hasher hasher = Hasher())
       : BasicStripedConcurrentFilter(detail::validate_striped_filter(config, options),
-                                     config.seed, std::move(hasher)) {}
+                                     config.seed, config.huge_pages, std::move(hasher)) {}
 
   BasicStripedConcurrentFilter(const BasicStripedConcurrentFilter&) = delete;
   BasicStripedConcurrentFilter& operator=(const BasicStripedConcurrentFilter&) = delete;
@@ -446,6 +448,9 @@ class BasicStripedConcurrentFilter
   std::uint32_t stripe_of(std::uint32_t bucket) const noexcept { return engine_.stripe_of(bucket); }
   // Table words, lock stripes and this object.
   std::size_t memory_bytes() const noexcept { return engine_.memory_bytes() + sizeof(*this); }
+  /// Whether huge pages were requested for the table (CuckooFilterConfig::huge_pages: a
+  /// table of 2 MiB or more 2 MiB aligned and advised MADV_HUGEPAGE).
+  bool huge_pages() const noexcept { return engine_.huge_pages(); }
   const Engine& engine() const noexcept { return engine_; }
 
   // ---- Configuration: immutable.
@@ -462,10 +467,10 @@ class BasicStripedConcurrentFilter
 
  private:
   BasicStripedConcurrentFilter(const std::pair<detail::CuckooFilterShape, std::size_t>& checked,
-                               std::optional<std::uint64_t> seed, Hasher hasher)
+                               std::optional<std::uint64_t> seed, bool huge_pages, Hasher hasher)
       : hasher_(std::move(hasher)),
         seed_(seed ? *seed : random_seed()),
-        engine_(checked.first, checked.second) {}
+        engine_(checked.first, checked.second, huge_pages) {}
 
   const Hasher hasher_;
   const std::uint64_t seed_;

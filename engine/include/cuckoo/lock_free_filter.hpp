@@ -301,6 +301,9 @@ class BasicLockFreeFilter
   /// The table's bytes and this object (K-CAS descriptors are per process: see
   /// sync::Kcas::descriptor_bytes()).
   std::size_t memory_bytes() const noexcept { return table_.memory_bytes() + sizeof(*this); }
+  /// Whether huge pages were requested for the table (CuckooFilterConfig::huge_pages: a
+  /// table of 2 MiB or more 2 MiB aligned and advised MADV_HUGEPAGE).
+  bool huge_pages() const noexcept { return table_.huge_pages(); }
   /// Every copy accounted for: the stored fingerprints counted bucket by bucket equal
   /// size(), and every fingerprint is non-zero in a bucket that is one of its two (always
   /// true by construction; the check reads each bucket once). Returns "" or what is

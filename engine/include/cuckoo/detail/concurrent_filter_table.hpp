@@ -45,10 +45,12 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <vector>
 
 #include "cuckoo/cuckoo_filter.hpp"
+#include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/stripe_locks.hpp"
 #include "cuckoo/detail/filter_hash_rule.hpp"
 #include "cuckoo/detail/platform.hpp"
@@ -82,14 +84,17 @@ class BasicAtomicBucketTable {
 
   // REQUIRES: bucket_count >= 1, slots in {1, 2, 4, 8}, fingerprint_bits in 4..32, and
   // the caller has checked that bytes_for() is acceptable. All slots start empty.
-  BasicAtomicBucketTable(std::uint32_t bucket_count, unsigned slots, unsigned fingerprint_bits)
+  // huge_pages: the words in an AlignedBuffer with transparent huge pages requested
+  // (CuckooFilterConfig::huge_pages; 2 MiB aligned and MADV_HUGEPAGE from 2 MiB up).
+  BasicAtomicBucketTable(std::uint32_t bucket_count, unsigned slots, unsigned fingerprint_bits,
+                         bool huge_pages = false)
       : bucket_count_(bucket_count),
         slots_(slots),
         lane_bits_(lane_bits_for(fingerprint_bits)),
         lanes_per_word_(kWordBits / lane_bits_),
         word_count_(static_cast<std::size_t>(word_count_for(bucket_count, slots, fingerprint_bits))),
-        // Value-initialized: every std::atomic<std::uint64_t> starts at 0 (all empty).
-        words_(std::make_unique<Word[]>(word_count_)) {
+        buffer_(word_count_ * sizeof(Word), huge_pages),
+        words_(construct_words(buffer_.data(), word_count_)) {
     assert(bucket_count >= 1 && std::has_single_bit(slots) && slots <= 8);
     const unsigned bucket_bits = slots * lane_bits_;
     if (bucket_bits <= kWordBits) {
@@ -104,7 +109,15 @@ class BasicAtomicBucketTable {
     group_shift_ = static_cast<unsigned>(std::countr_zero(buckets_per_word_));
   }
 
+  ~BasicAtomicBucketTable() {
+    for (std::size_t i = 0; i < word_count_; ++i) words_[i].~Word();  // bound: the words
+  }
+  BasicAtomicBucketTable(const BasicAtomicBucketTable&) = delete;
+  BasicAtomicBucketTable& operator=(const BasicAtomicBucketTable&) = delete;
+
   std::uint32_t bucket_count() const noexcept { return bucket_count_; }
+  // Whether huge pages were requested for the words.
+  bool huge_pages() const noexcept { return buffer_.huge_pages(); }
   unsigned slots() const noexcept { return slots_; }
   unsigned lane_bits() const noexcept { return lane_bits_; }
   unsigned buckets_per_word() const noexcept { return buckets_per_word_; }
@@ -217,6 +230,12 @@ class BasicAtomicBucketTable {
   }
 
  private:
+  // n words constructed at bytes (an AlignedBuffer of n * sizeof(Word) bytes), each 0.
+  static Word* construct_words(std::uint8_t* bytes, std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i) new (bytes + i * sizeof(Word)) Word(0);  // bound: n
+    return std::launder(reinterpret_cast<Word*>(bytes));
+  }
+
   struct Masks {
     std::uint64_t lo = 0;  // a 1 at the low bit of every lane
     std::uint64_t hi = 0;  // a 1 at the high bit of every lane
@@ -262,7 +281,8 @@ class BasicAtomicBucketTable {
   unsigned lane_bits_;
   unsigned lanes_per_word_;
   std::size_t word_count_;
-  std::unique_ptr<Word[]> words_;
+  AlignedBuffer buffer_;  // the words' bytes
+  Word* words_;           // word_count_ words constructed in buffer_, each 0 (all empty)
   unsigned buckets_per_word_ = 1;
   unsigned words_per_bucket_ = 1;
   unsigned group_shift_ = 0;

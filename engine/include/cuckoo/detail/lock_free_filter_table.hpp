@@ -107,6 +107,8 @@ class BasicLockFreeTable {
 
   const LockFreeBucketLayout& layout() const noexcept { return layout_; }
   std::uint32_t bucket_count() const noexcept { return bucket_count_; }
+  // Whether huge pages were requested for the words.
+  bool huge_pages() const noexcept { return buffer_.huge_pages(); }
   unsigned slots() const noexcept { return layout_.slots; }
   unsigned words_per_bucket() const noexcept { return layout_.words; }
   std::size_t memory_bytes() const noexcept { return buffer_.allocated_bytes(); }

@@ -104,10 +104,10 @@ class StripedFilter {
   static constexpr unsigned kStashSlots = ConcurrentStash::kSlots;
 
   // REQUIRES: `shape` validated; stripes a power of two in 1..LockStripes::kMaxStripes;
-  // the table size checked by the caller.
-  StripedFilter(const CuckooFilterShape& shape, std::size_t stripes)
+  // the table size checked by the caller. huge_pages: CuckooFilterConfig::huge_pages.
+  StripedFilter(const CuckooFilterShape& shape, std::size_t stripes, bool huge_pages = false)
       : rule_(shape.bucket_count, shape.fingerprint_bits),
-        table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits),
+        table_(shape.bucket_count, shape.slots_per_bucket, shape.fingerprint_bits, huge_pages),
         stripes_(stripes),
         stripe_mask_(static_cast<std::uint32_t>(stripes - 1)),
         fingerprint_bits_(shape.fingerprint_bits),
@@ -243,6 +243,7 @@ class StripedFilter {
   std::uint32_t stripe_of(std::uint32_t bucket) const noexcept {
     return table_.word_group(bucket) & stripe_mask_;
   }
+  bool huge_pages() const noexcept { return table_.huge_pages(); }
   std::size_t memory_bytes() const noexcept {
     return table_.memory_bytes() + stripes_.memory_bytes() + sizeof(*this);
   }
