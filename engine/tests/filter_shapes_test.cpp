@@ -81,6 +81,18 @@ constexpr BucketLayout layout_of() {
   return Shape::kSemiSorted ? BucketLayout::kSemiSorted : BucketLayout::kUnsorted;
 }
 
+// The fingerprint an adversarial probe trial looks up: random in 1..mask, and every fifth
+// trial in turn mask, the top bit alone and `low`.
+std::uint64_t trial_fingerprint(Rng& rng, int trial, unsigned f, std::uint64_t mask,
+                                std::uint64_t low) {
+  switch (trial % 5) {
+    case 1: return mask;
+    case 2: return std::uint64_t{1} << (f - 1);
+    case 3: return low;
+    default: return 1 + rng.below(mask);
+  }
+}
+
 template <class Shape>
 class CompiledShapeTest : public ::testing::Test {};
 
@@ -231,10 +243,7 @@ TYPED_TEST(UnsortedShapeTest, ProbeMatchesTheSlotsOnAdversarialWords) {
   constexpr int kTrials = 20000;
   for (int trial = 0; trial < kTrials; ++trial) {
     // fp in 1..2^f - 1, its edges often.
-    std::uint64_t fp = 1 + rng.below(kMask);
-    if (trial % 5 == 1) fp = kMask;
-    if (trial % 5 == 2) fp = std::uint64_t{1} << (f - 1);
-    if (trial % 5 == 3) fp = 1;
+    const std::uint64_t fp = trial_fingerprint(rng, trial, f, kMask, 1);
     const std::array<std::uint64_t, 6> near = {
         fp, fp ^ (std::uint64_t{1} << (f - 1)), (fp + 1) & kMask, fp - 1, 0, kMask};
     std::array<bool, 2> held{};
@@ -285,10 +294,8 @@ TYPED_TEST(SemiShapeTest, ProbeMatchesTheSlotsOnEncodedBuckets) {
   const typename Shape::Probe probe{bytes.data()};
   constexpr int kTrials = 20000;
   for (int trial = 0; trial < kTrials; ++trial) {
-    std::uint64_t fp = 1 + rng.below(kMask);
-    if (trial % 5 == 1) fp = kMask;
-    if (trial % 5 == 2) fp = std::uint64_t{1} << (f - 1);
-    if (trial % 5 == 3) fp = 1 + rng.below(15);  // high part 0
+    // fp in 1..2^f - 1, its edges often, and a high part of 0.
+    const std::uint64_t fp = trial_fingerprint(rng, trial, f, kMask, 1 + rng.below(15));
     const std::uint64_t high_top = std::uint64_t{1} << (f - 1);
     const std::array<std::uint64_t, 8> near = {
         fp, fp ^ high_top, (fp + 16) & kMask, (fp - 16) & kMask, (fp & ~std::uint64_t{15}) | ((fp + 1) & 15),

@@ -75,9 +75,18 @@ template <unsigned Bits>
   return {i1, FilterHashRule::alt_bucket_in(n, i1, fp), fp};
 }
 
+// The placement every compiled shape of f = Bits shares (compiled_placement).
+template <unsigned Bits>
+struct CompiledPlacement {
+  [[gnu::always_inline]] static CuckooFilterPlacement placement(std::uint64_t h,
+                                                                std::uint32_t n) noexcept {
+    return compiled_placement<Bits>(h, n);
+  }
+};
+
 // One compiled shape: f = Bits, b = Slots, unsorted buckets of whole bytes.
 template <unsigned Bits, unsigned Slots>
-struct CompiledFilterShape {
+struct CompiledFilterShape : CompiledPlacement<Bits> {
   static constexpr unsigned kBits = Bits;
   static constexpr unsigned kSlots = Slots;
   static constexpr bool kSemiSorted = false;
@@ -96,11 +105,6 @@ struct CompiledFilterShape {
   }();
   static constexpr std::uint64_t kHi = kLo << (Bits - 1);
   static constexpr std::uint64_t kFingerprintMask = FilterHashRule::fingerprint_mask(Bits);
-
-  [[gnu::always_inline]] static CuckooFilterPlacement placement(std::uint64_t h,
-                                                                std::uint32_t n) noexcept {
-    return compiled_placement<Bits>(h, n);
-  }
 
   // The probe of a table's bytes. A bucket's position is its first byte.
   struct Probe {
@@ -179,7 +183,7 @@ struct CompiledFilterShape {
 // PackedTable::semi_match with every mask an immediate: the match table gives the slots
 // whose nibble is fp's, a SWAR zero-field test the slots whose high part is fp's.
 template <unsigned Bits>
-struct CompiledSemiShape {
+struct CompiledSemiShape : CompiledPlacement<Bits> {
   static constexpr unsigned kBits = Bits;
   static constexpr unsigned kSlots = semi_sorted::kSlots;
   static constexpr bool kSemiSorted = true;
@@ -207,11 +211,6 @@ struct CompiledSemiShape {
     }
     return spread;
   }();
-
-  [[gnu::always_inline]] static CuckooFilterPlacement placement(std::uint64_t h,
-                                                                std::uint32_t n) noexcept {
-    return compiled_placement<Bits>(h, n);
-  }
 
   // The probe of a table's bytes (PackedTable's data, with its zero padding after the
   // last bucket). A bucket's position is its first bit.
