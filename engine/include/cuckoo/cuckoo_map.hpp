@@ -900,7 +900,7 @@ class CuckooMap {
   /// nothing. Moves no item: a map already fuller than ml grows at its next insert that
   /// finds both buckets full, or at reserve() / rehash().
   void max_load_factor(float ml) noexcept {
-    if (!(ml == ml)) return;  // NaN
+    if (std::isnan(ml)) return;
     const float percent = std::clamp(ml * 100.0F, static_cast<float>(CuckooMapConfig::kMinMaxLoadPercent),
                                      static_cast<float>(kReserveLoadPercent));
     config_.max_load_percent = static_cast<unsigned>(std::lround(percent));

@@ -58,29 +58,22 @@ enum class FilterShapeId : std::uint8_t {
 };
 
 // FilterHashRule::placement(h) for a table of n buckets with f = Bits: the same buckets
-// and fingerprint, with the fingerprint mask an immediate. Shared by every compiled shape.
-template <unsigned Bits>
-[[gnu::always_inline]] inline CuckooFilterPlacement compiled_placement(std::uint64_t h,
-                                                                      std::uint32_t n) noexcept {
-  const std::uint32_t i1 = reduce32(static_cast<std::uint32_t>(h >> 32), n);
-  // 0 marks an empty slot, so a fingerprint of 0 becomes 1. Written for what g++ emits:
-  // with a mask, the select is and, mov, cmov (`fp += fp == 0` was and, xor, sete,
-  // add); without one (f = 32), the increment is cmp, adc.
-  auto fp = static_cast<std::uint32_t>(h & FilterHashRule::fingerprint_mask(Bits));
-  if constexpr (Bits < 32) {
-    fp = fp != 0 ? fp : 1U;
-  } else {
-    fp += fp == 0 ? 1U : 0U;
-  }
-  return {i1, FilterHashRule::alt_bucket_in(n, i1, fp), fp};
-}
-
-// The placement every compiled shape of f = Bits shares (compiled_placement).
+// and fingerprint, with the fingerprint mask an immediate. Every compiled shape's.
 template <unsigned Bits>
 struct CompiledPlacement {
   [[gnu::always_inline]] static CuckooFilterPlacement placement(std::uint64_t h,
                                                                 std::uint32_t n) noexcept {
-    return compiled_placement<Bits>(h, n);
+    const std::uint32_t i1 = reduce32(static_cast<std::uint32_t>(h >> 32), n);
+    // 0 marks an empty slot, so a fingerprint of 0 becomes 1. Written for what g++ emits:
+    // with a mask, the select is and, mov, cmov (`fp += fp == 0` was and, xor, sete,
+    // add); without one (f = 32), the increment is cmp, adc.
+    auto fp = static_cast<std::uint32_t>(h & FilterHashRule::fingerprint_mask(Bits));
+    if constexpr (Bits < 32) {
+      fp = fp != 0 ? fp : 1U;
+    } else {
+      fp += fp == 0 ? 1U : 0U;
+    }
+    return {i1, FilterHashRule::alt_bucket_in(n, i1, fp), fp};
   }
 };
 
@@ -179,9 +172,10 @@ struct CompiledFilterShape : CompiledPlacement<Bits> {
 
 // One compiled semi-sorted shape: f = Bits (8, 12 or 16), b = 4, buckets of 4f - 4 bits in
 // the code of semi_sorted.hpp (PackedTable's "Semi-sorted layout"): the 12-bit code of
-// the four low nibbles, then the four slots' high parts of f - 4 bits. The same test as
-// PackedTable::semi_match with every mask an immediate: the match table gives the slots
-// whose nibble is fp's, a SWAR zero-field test the slots whose high part is fp's.
+// the four low nibbles, then the four slots' high parts of f - 4 bits. The test is
+// PackedTable::semi_match's (semi_sorted::word_holds) with every mask an immediate: the
+// match table gives the slots whose nibble is fp's, a SWAR zero-field test the slots
+// whose high part is fp's.
 template <unsigned Bits>
 struct CompiledSemiShape : CompiledPlacement<Bits> {
   static constexpr unsigned kBits = Bits;
@@ -201,16 +195,7 @@ struct CompiledSemiShape : CompiledPlacement<Bits> {
     return lo;
   }();
   static constexpr std::uint64_t kHighHi = kHighLo << (kHighBits - 1);
-  // Entry m: kHighHi's bits of the slots s with bit s of m set.
-  static constexpr std::array<std::uint64_t, 16> kSpread = [] {
-    std::array<std::uint64_t, 16> spread{};
-    for (unsigned m = 0; m < 16; ++m) {
-      for (unsigned s = 0; s < kSlots; ++s) {
-        if ((m >> s & 1U) != 0) spread[m] |= std::uint64_t{1} << (s * kHighBits + kHighBits - 1);
-      }
-    }
-    return spread;
-  }();
+  static constexpr std::array<std::uint64_t, 16> kSpread = semi_sorted::make_high_spread(kHighBits);
 
   // The probe of a table's bytes (PackedTable's data, with its zero padding after the
   // last bucket). A bucket's position is its first bit.
@@ -232,16 +217,10 @@ struct CompiledSemiShape : CompiledPlacement<Bits> {
       if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
       return w >> (bit & 7);
     }
-    // Whether the bucket whose word is w holds fp.
+    // Whether the bucket whose word is w holds fp (semi_sorted::word_holds, the masks
+    // immediates).
     [[gnu::always_inline]] static bool matches(std::uint64_t w, std::uint32_t fp) noexcept {
-      // Slots whose nibbles equal fp's (bit s).
-      const unsigned slots = semi_sorted::kMatch.slots[(w & 0xfff) << 4 | (fp & 15U)];
-      // A 1 at the high bit of each slot whose high part equals fp's (exact per field:
-      // (v & low) + low carries into a field's high bit only, never into the next field).
-      const std::uint64_t v = (w >> semi_sorted::kCodeBits) ^ ((fp >> 4) * kHighLo);
-      constexpr std::uint64_t kLow = kHighHi - kHighLo;
-      const std::uint64_t highs = ~(((v & kLow) + kLow) | v | kLow) & kHighHi;
-      return (highs & kSpread[slots]) != 0;
+      return semi_sorted::word_holds(w, fp, kHighLo, kHighHi, kSpread);
     }
     [[gnu::always_inline]] bool holds(std::uint64_t bit, std::uint32_t fp) const noexcept {
       return matches(word(bit), fp);

@@ -145,13 +145,7 @@ class BasicPackedTable {
       high_bits_ = bits - semi_sorted::kNibbleBits;
       semi_one_word_ = bucket_bits_ <= 60;  // f <= 16: offset 0 or 4 within a byte
       semi_high_ = make_chunk(semi_sorted::kSlots, high_bits_ > 16 ? 16 : high_bits_);
-      for (unsigned m = 0; m < 16; ++m) {
-        for (unsigned s = 0; s < semi_sorted::kSlots; ++s) {
-          if ((m >> s & 1U) != 0 && semi_one_word_) {
-            semi_spread_[m] |= std::uint64_t{1} << (s * high_bits_ + high_bits_ - 1);
-          }
-        }
-      }
+      if (semi_one_word_) semi_spread_ = semi_sorted::make_high_spread(high_bits_);
     }
   }
 
@@ -313,12 +307,7 @@ class BasicPackedTable {
 
   // Whether the semi-sorted bucket whose word is w holds fp. REQUIRES: semi_one_word_.
   [[gnu::always_inline]] bool semi_match(std::uint64_t w, std::uint32_t fp) const noexcept {
-    // Slots whose nibbles equal fp's (bit s), from the 64 KiB match table.
-    const unsigned slots = semi_sorted::kMatch.slots[(w & 0xfff) << 4 | (fp & 15U)];
-    // Slots whose high parts equal fp's: a 1 at the high bit of each such lane.
-    const std::uint64_t highs = zero_fields((w >> semi_sorted::kCodeBits) ^ ((fp >> 4) * semi_high_.lo),
-                                            semi_high_);
-    return (highs & semi_spread_[slots]) != 0;
+    return semi_sorted::word_holds(w, fp, semi_high_.lo, semi_high_.hi, semi_spread_);
   }
 
  public:

@@ -105,6 +105,37 @@ constexpr MatchTable make_match_table() noexcept {
 
 inline constexpr MatchTable kMatch = make_match_table();
 
+// The lookup's test of one bucket, shared by PackedTable::semi_match (masks from the
+// table) and the compiled semi-sorted shapes (filter_shapes.hpp, masks as constants).
+// A bucket read as a word w: the code in bits [0, 12), slot s's high part in the
+// high_bits-bit field s above it (the word's bits beyond the four fields are ignored).
+
+// Entry m: a 1 at the top bit of high-part field s for each bit s of m.
+constexpr std::array<std::uint64_t, 16> make_high_spread(unsigned high_bits) noexcept {
+  std::array<std::uint64_t, 16> spread{};
+  for (unsigned m = 0; m < 16; ++m) {
+    for (unsigned s = 0; s < kSlots; ++s) {
+      if ((m >> s & 1U) != 0) spread[m] |= std::uint64_t{1} << (s * high_bits + high_bits - 1);
+    }
+  }
+  return spread;
+}
+
+// Whether the bucket whose word is w holds fp. high_lo / high_hi: a 1 at the low / top bit
+// of each of the four high-part fields; spread: make_high_spread(high_bits).
+[[gnu::always_inline]] inline bool word_holds(std::uint64_t w, std::uint32_t fp,
+                                              std::uint64_t high_lo, std::uint64_t high_hi,
+                                              const std::array<std::uint64_t, 16>& spread) noexcept {
+  // Slots whose nibbles equal fp's (bit s), from the 64 KiB match table.
+  const unsigned slots = kMatch.slots[(w & 0xfff) << 4 | (fp & 15U)];
+  // A 1 at the top bit of each field whose high part equals fp's, exact per field:
+  // (v & low) + low carries into a field's top bit only, never into the next field.
+  const std::uint64_t v = (w >> kCodeBits) ^ ((fp >> 4) * high_lo);
+  const std::uint64_t low = high_hi - high_lo;
+  const std::uint64_t highs = ~(((v & low) + low) | v | low) & high_hi;
+  return (highs & spread[slots]) != 0;
+}
+
 // The order slots are kept in: by nibble, then by high bits.
 constexpr std::uint32_t sort_key(std::uint32_t fp) noexcept { return (fp & 15U) << 28 | fp >> 4; }
 
