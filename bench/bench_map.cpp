@@ -152,10 +152,14 @@ void map_insert_bench(benchmark::State& state, std::uint64_t items, Sizing sizin
   if (sizing == Sizing::kPresized) map_cache<M>().put(items, 0, std::move(m));
 }
 
+// sizing: kPresized, or kPresizedAtPeerLoad (CuckooMap only: the lookups at the load
+// absl's reserve(items) ends at, cached apart).
 template <class M>
-void map_find_bench(benchmark::State& state, std::uint64_t items, bool hit) {
-  const M& m = map_cache<M>().get(items, 0, [&] {
-    auto built = make_for(static_cast<const M*>(nullptr), items, Sizing::kPresized);
+void map_find_bench(benchmark::State& state, std::uint64_t items, bool hit,
+                    Sizing sizing = Sizing::kPresized) {
+  const unsigned variant = sizing == Sizing::kPresizedAtPeerLoad ? 1 : 0;
+  const M& m = map_cache<M>().get(items, variant, [&] {
+    auto built = make_for(static_cast<const M*>(nullptr), items, sizing);
     for (std::uint64_t i = 0; i < items; ++i) map_insert(*built, key_at(kInsertedStream, i));
     return built;
   });
@@ -264,6 +268,15 @@ void register_maps(std::uint64_t items) {
       ->Iterations(fills)
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);
+  for (const bool hit : {true, false}) {
+    benchmark::RegisterBenchmark(
+        bench_name({"map", "cuckoo_map", hit ? "find_hit_load60" : "find_miss_load60", size})
+            .c_str(),
+        [=](benchmark::State& s) {
+          map_find_bench<Map>(s, items, hit, Sizing::kPresizedAtPeerLoad);
+        })
+        ->Unit(benchmark::kMillisecond);
+  }
   for (const bool hit : {true, false}) {
     benchmark::RegisterBenchmark(
         bench_name({"map", "cuckoo_map", hit ? "find_many_hit" : "find_many_miss", size}).c_str(),

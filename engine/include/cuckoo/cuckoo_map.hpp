@@ -4,7 +4,8 @@
 // ------
 // Storage is one flat array of slots: bucket_count() buckets of SlotsPerBucket slots
 // each, followed by kStashSlots stash slots. A slot is empty or holds one (key, value)
-// pair, constructed in place; a separate byte per bucket says which slots are occupied
+// pair, constructed in place; a separate group of tag bytes per bucket says which slots
+// are occupied and by which tags, and summarizes the items displaced from the bucket
 // (detail/map_slots.hpp). A bucket of four uint64 -> uint64 pairs is one cache line.
 //
 // Each key is hashed once, h = hasher(key, seed()). Its two candidate buckets are
@@ -14,14 +15,15 @@
 // invariant that every operation keeps, and check_invariants() verifies:
 //     every stored key sits in one of its two candidate buckets or in the stash, and
 //     no key is stored twice.
-// So find() looks at 2 * SlotsPerBucket slots and, only when the stash is not empty,
-// at the kStashSlots stash slots. It prefetches the second bucket before comparing the
-// first, so the two cache misses of a key found in its second bucket (or absent)
-// overlap; for trivially copyable items and std::equal_to it compares a bucket's keys
-// without branching on occupancy and masks the result.
+// and, kept with it, every bucket's summary names (in an 8-bit filter of tags) every item
+// whose first bucket it is and which is stored in its second. So find() looks at the
+// first bucket's slots whose tag matches the key's, at the second bucket's only when the
+// first one's filter has the key's tag bit (most misses read one line of tags), and at
+// the kStashSlots stash slots only when the stash is not empty.
 //
-// insert() of a new key takes a free slot in either candidate bucket (the hot path,
-// inline below); failing that, a bounded cuckoo path search, a free stash slot, then
+// insert() of a new key takes a free slot in either candidate bucket, the first when it
+// has one (the hot path, inline below); failing that, a bounded cuckoo path search, a
+// free stash slot, then
 // growth into twice the buckets, all or nothing; a map max_load_percent() full that may
 // still grow grows before it searches (detail/map_insert.hpp and detail/map_growth.hpp
 // describe each step and its bound). erase() empties the slot and
@@ -55,6 +57,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cassert>
 #include <cmath>
@@ -656,7 +659,7 @@ class CuckooMap {
   /// stash drains as the load falls: that item's iterators are invalidated too.
   template <class Q = K>
   size_type erase(const key_arg<Q>& key) {
-    const std::size_t pos = position_of(key, hash_key(key));
+    const std::size_t pos = position_for_write(key, hash_key(key));
     if (pos == kNoPosition) return 0;
     erase_at(pos, /*refill=*/true);
     return 1;
@@ -799,30 +802,30 @@ class CuckooMap {
 
   /// The item with key, or end(). Invalidated as described at insert.
   template <class Q = K>
-  iterator find(const key_arg<Q>& key) {
+  [[gnu::always_inline]] iterator find(const key_arg<Q>& key) {
     return iterator_at(position_of(key, hash_key(key)));
   }
   /// The item with key, or end().
   template <class Q = K>
-  const_iterator find(const key_arg<Q>& key) const {
+  [[gnu::always_inline]] const_iterator find(const key_arg<Q>& key) const {
     return const_iterator_at(position_of(key, hash_key(key)));
   }
   /// The value stored for key, or nullptr (no iterator to compare: the lookup
   /// find_many batches). The pointer is invalidated as iterators are.
   template <class Q = K>
-  V* find_value(const key_arg<Q>& key) {
+  [[gnu::always_inline]] V* find_value(const key_arg<Q>& key) {
     const std::size_t pos = position_of(key, hash_key(key));
     return pos == kNoPosition ? nullptr : &slots_.item(pos).second;
   }
   /// As above.
   template <class Q = K>
-  const V* find_value(const key_arg<Q>& key) const {
+  [[gnu::always_inline]] const V* find_value(const key_arg<Q>& key) const {
     const std::size_t pos = position_of(key, hash_key(key));
     return pos == kNoPosition ? nullptr : &slots_.item(pos).second;
   }
   /// Whether key is present.
   template <class Q = K>
-  bool contains(const key_arg<Q>& key) const {
+  [[gnu::always_inline]] bool contains(const key_arg<Q>& key) const {
     return position_of(key, hash_key(key)) != kNoPosition;
   }
   /// 1 if key is present, else 0.
@@ -1084,25 +1087,36 @@ class CuckooMap {
   // The slot of bucket holding key among the slots whose bit is set in candidates (the
   // slots whose tag matches the key's), or SlotsPerBucket.
   template <class Q>
-  unsigned slot_among(std::uint32_t bucket, unsigned candidates, const Q& key) const;
+  [[gnu::always_inline]] unsigned slot_among(std::uint32_t bucket, unsigned candidates, const Q& key) const;
 
-  // The hot lookup: two buckets (tags first, keys only where a tag matches), then the
-  // stash only if it holds anything.
+  // The hot lookup: the first bucket, the second when the first one's summary names the
+  // key's tag (tags first, keys only where a tag matches), then the stash only if it
+  // holds anything. Always inlined, as g++ at -O2 would not inline it into a caller's
+  // loop (a call costs more than the rest of a miss).
   template <class Q>
-  std::size_t position_of(const Q& key, std::uint64_t hash) const;
+  [[gnu::always_inline]] std::size_t position_of(const Q& key, std::uint64_t hash) const;
+  // position_of() for an insert, which stores in the second bucket when the first is
+  // full, or an erase, whose key is more often in the second bucket than a lookup's
+  // (erased keys are mostly present): both buckets' items and tags are prefetched, so
+  // that neither the lookup nor the write waits for a second round of misses.
+  template <class Q>
+  [[gnu::always_inline]] std::size_t position_for_write(const Q& key, std::uint64_t hash) const;
   // position_of() for a non-empty map whose buckets pair (of hash) are already
   // prefetched. REQUIRES: size() != 0, pair == map_buckets(hash, bucket_count_).
   template <class Q>
-  std::size_t position_in(const Q& key, std::uint64_t hash, detail::MapBucketPair pair) const;
+  [[gnu::always_inline]] std::size_t position_in(const Q& key, std::uint64_t hash, detail::MapBucketPair pair) const;
   // position_in() with the tag matches of the first bucket given, and those of the second
-  // given too, or kMatchesUnknown (then computed if needed). REQUIRES: as position_in(),
+  // given too, or kMatchesUnknown (then computed if the first bucket's summary says the
+  // key may be in the second). REQUIRES: as position_in(),
   // tag == map_tag(hash), first_matches == slots_.matches(pair.first, tag), and
   // second_matches kMatchesUnknown or slots_.matches(pair.second, tag).
   template <class Q>
-  std::size_t position_matched(const Q& key, detail::MapBucketPair pair, std::uint8_t tag,
+  [[gnu::always_inline]] std::size_t position_matched(const Q& key, detail::MapBucketPair pair, std::uint8_t tag,
                                unsigned first_matches, unsigned second_matches) const;
   // Not a set of slots (a bucket has at most 8).
   static constexpr unsigned kMatchesUnknown = ~0U;
+  // check_invariants()'s part for the buckets' summaries of displaced items.
+  std::string check_summaries() const;
   template <class Q>
   [[gnu::noinline]] std::size_t stash_position_of(const Q& key) const;
 
@@ -1132,10 +1146,12 @@ class CuckooMap {
 
     // Constructs the item in slot pos of slots, consuming key and args. If that throws,
     // pos stays empty, key is as it was and args are as V's constructor left them.
-    void place(Slots& slots, std::size_t pos, std::uint8_t tag) {
+    // first: the item's first candidate bucket in slots.
+    void place(Slots& slots, std::size_t pos, std::uint8_t tag, std::uint32_t first) {
       std::apply(
           [&](auto&&... a) {
-            emplace_item(slots, pos, tag, std::forward<KK>(key), std::forward<decltype(a)>(a)...);
+            emplace_item(slots, pos, tag, first, std::forward<KK>(key),
+                         std::forward<decltype(a)>(a)...);
           },
           std::move(args));
     }
@@ -1164,18 +1180,19 @@ class CuckooMap {
   static constexpr bool kOneValue =
       sizeof...(Args) == 1 && (std::is_same_v<std::remove_cvref_t<Args>, V> && ...);
 
-  // Constructs the item (key, V(args...)) in slot pos of slots. If that throws, pos stays
-  // empty, key is as it was, and args are as V's constructor left them.
+  // Constructs the item (key, V(args...)) in slot pos of slots, first being its first
+  // candidate bucket there. If that throws, pos stays empty, key is as it was, and args
+  // are as V's constructor left them.
   template <class KK, class... Args>
-  static void emplace_item(Slots& slots, std::size_t pos, std::uint8_t tag, KK&& key,
-                           Args&&... args) {
+  static void emplace_item(Slots& slots, std::size_t pos, std::uint8_t tag, std::uint32_t first,
+                           KK&& key, Args&&... args) {
     if constexpr (kValueFirst<KK, Args...>) {
       V value(std::forward<Args>(args)...);
-      slots.emplace(pos, tag, std::forward<KK>(key), std::move(value));
+      slots.emplace(pos, tag, first, std::forward<KK>(key), std::move(value));
     } else if constexpr (kOneValue<Args...>) {
-      slots.emplace(pos, tag, std::forward<KK>(key), std::forward<Args>(args)...);
+      slots.emplace(pos, tag, first, std::forward<KK>(key), std::forward<Args>(args)...);
     } else {
-      slots.emplace(pos, tag, std::piecewise_construct,
+      slots.emplace(pos, tag, first, std::piecewise_construct,
                     std::forward_as_tuple(std::forward<KK>(key)),
                     std::forward_as_tuple(std::forward<Args>(args)...));
     }
@@ -1219,10 +1236,21 @@ class CuckooMap {
                           const_iterator::kExact);
   }
 
+  // The first candidate bucket of the item at pos when it is displaced (stored in its
+  // second, see map_slots.hpp), which removing it must tell the summaries; else 0, unread.
+  std::uint32_t displaced_home(std::size_t pos) const noexcept {
+    if (!slots_.displaced(pos)) return 0;
+    return detail::map_buckets(hash_key(slots_.item(pos).first), bucket_count_).first;
+  }
   // Removes the item at pos. refill: let a stashed item whose candidate bucket is pos's
   // move into pos (erase by key); erase by iterator does not, so that nothing else moves.
   void erase_at(std::size_t pos, bool refill) noexcept {
-    slots_.reset(pos);
+    erase_at(pos, refill, displaced_home(pos));
+  }
+  // The same, home being displaced_home(pos) computed before the item's key was moved
+  // from (merge).
+  void erase_at(std::size_t pos, bool refill, std::uint32_t home) noexcept {
+    slots_.reset(pos, home);
     --size_;
     ++stats_.erases;
     if (pos >= table_slots()) {
@@ -1352,7 +1380,7 @@ class CuckooMap {
       std::size_t to = free_slot_in(pair.first);
       if (to == kNoPosition) to = free_slot_in(pair.second);
       if (to == kNoPosition) continue;
-      slots_.move_to(to, pos);
+      slots_.move_to(to, pos, pair.first);
       --stash_count_;
     }
   }

@@ -52,11 +52,7 @@ CUCKOO_MAP& CUCKOO_MAP::operator=(CuckooMap&& other) noexcept(
                         ? Slots(slots_.allocator())
                         : Slots(other.slots_.bucket_count(), other.config_.huge_pages,
                                 slots_.allocator());
-      for (std::size_t pos = 0; pos < other.slots_.size(); ++pos) {  // bounded: positions
-        if (other.slots_.occupied(pos)) {
-          moved.relocate(other.slots_, pos, pos, other.slots_.tag(pos));
-        }
-      }
+      if (!other.slots_.empty()) moved.relocate_all(other.slots_);
       slots_.template take<false>(moved);
       Slots none(other.slots_.allocator());
       other.slots_.template take<false>(none);  // frees other's memory, keeps its allocator

@@ -64,7 +64,7 @@ struct CUCKOO_MAP::LiveView {
     return detail::map_alt_bucket(hash, bucket, map->bucket_count_);
   }
   void move_item(detail::MapSlotRef from, detail::MapSlotRef to) {
-    map->slots_.move_to(slot_index(to.bucket, to.slot), slot_index(from.bucket, from.slot));
+    map->slots_.move_within(slot_index(to.bucket, to.slot), slot_index(from.bucket, from.slot));
   }
 };
 
@@ -72,7 +72,7 @@ CUCKOO_MAP_TEMPLATE
 template <class KK, class... Args>
 auto CUCKOO_MAP::try_emplace_impl(KK&& key, Args&&... args) -> Placed {
   const std::uint64_t hash = hash_key(key);
-  if (const std::size_t pos = position_of(key, hash); pos != kNoPosition) {
+  if (const std::size_t pos = position_for_write(key, hash); pos != kNoPosition) {
     return {InsertResult::kExists, pos};
   }
   return insert_absent(hash, std::forward<KK>(key), std::forward<Args>(args)...);
@@ -99,7 +99,7 @@ void CUCKOO_MAP::refill_from_stash(std::size_t target) {
     const detail::MapBucketPair pair =
         detail::map_buckets(hash_key(slots_.item(pos).first), bucket_count_);
     if (pair.first == bucket || pair.second == bucket) {
-      slots_.move_to(target, pos);
+      slots_.move_to(target, pos, pair.first);
       --stash_count_;
       return;
     }
@@ -136,11 +136,11 @@ InsertResult CUCKOO_MAP::insert_slow(Pending<KK, Args...>&& item, std::uint64_t 
       const std::size_t target = slot_index(path.hops[0].bucket, path.hops[0].slot);
       if constexpr (Pending<KK, Args...>::kNothrow) {
         detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
-        item.place(slots_, target, detail::map_tag(hash));
+        item.place(slots_, target, detail::map_tag(hash), pair.first);
       } else {
         value_type built = item.build();  // may throw: nothing has moved yet
         detail::MapPathSearch<SlotsPerBucket>::apply(view, path);
-        slots_.emplace(target, detail::map_tag(hash), std::move(built));
+        slots_.emplace(target, detail::map_tag(hash), pair.first, std::move(built));
       }
       last_slow_position_ = target;
       stats_.longest_path = std::max<std::uint32_t>(stats_.longest_path, path.length);
@@ -153,7 +153,8 @@ InsertResult CUCKOO_MAP::insert_slow(Pending<KK, Args...>&& item, std::uint64_t 
       const std::size_t stash = table_slots();
       for (std::size_t i = 0; i < kStashSlots; ++i) {
         if (!slots_.occupied(stash + i)) {
-          item.place(slots_, stash + i, detail::map_tag(hash));  // may throw: slot stays empty
+          // May throw: the slot stays empty. A stash slot has no first bucket to tell.
+          item.place(slots_, stash + i, detail::map_tag(hash), pair.first);
           last_slow_position_ = stash + i;
           ++stash_count_;
           ++size_;
@@ -203,7 +204,7 @@ CUCKOO_MAP_TEMPLATE
 template <class KK, class VV>
 inline auto CUCKOO_MAP::insert_impl(KK&& key, VV&& value, bool assign) -> Placed {
   const std::uint64_t hash = hash_key(key);
-  const std::size_t pos = position_of(key, hash);
+  const std::size_t pos = position_for_write(key, hash);
   if (pos != kNoPosition) {
     if (!assign) return {InsertResult::kExists, pos};
     try {
@@ -231,7 +232,7 @@ inline auto CUCKOO_MAP::insert_absent(std::uint64_t hash, KK&& key, Args&&... ar
       std::size_t slot = free_slot_in(pair.first);
       if (slot == kNoPosition) slot = free_slot_in(pair.second);
       if (slot != kNoPosition) [[likely]] {
-        emplace_item(slots_, slot, detail::map_tag(hash), std::forward<KK>(key),
+        emplace_item(slots_, slot, detail::map_tag(hash), pair.first, std::forward<KK>(key),
                      std::forward<Args>(args)...);
         ++size_;
         ++stats_.inserts;

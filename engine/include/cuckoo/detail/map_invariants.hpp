@@ -45,6 +45,7 @@ std::string CUCKOO_MAP::check_invariants() const {
       ++stashed;
     }
   }
+  if (std::string summaries = check_summaries(); !summaries.empty()) return summaries;
   if (items != size_) {
     return std::to_string(items) + " slots hold items, size() is " + std::to_string(size_);
   }
@@ -59,6 +60,61 @@ std::string CUCKOO_MAP::check_invariants() const {
       return "the key at slot " + std::to_string(pos) +
              (found == kNoPosition ? std::string(" is not found by a lookup")
                                    : " is also stored at slot " + std::to_string(found));
+    }
+  }
+  return {};
+}
+
+// The buckets' summaries of their displaced items (map_slots.hpp), recomputed from the
+// items: every slot's displaced bit, and every bucket's count (exact below saturation)
+// and filter (every displaced tag's bit; nothing when the count is 0).
+CUCKOO_MAP_TEMPLATE
+std::string CUCKOO_MAP::check_summaries() const {
+  std::vector<std::uint32_t> counts(bucket_count_, 0);
+  std::vector<std::uint8_t> filters(bucket_count_, 0);
+  for (std::size_t pos = 0; pos < table_slots(); ++pos) {  // bounded by the table
+    const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
+    const auto slot = static_cast<unsigned>(pos % SlotsPerBucket);
+    const bool marked = (slots_.displaced_mask(bucket) >> slot & 1U) != 0;
+    if (!slots_.occupied(pos)) {
+      if (marked) return "the empty slot " + std::to_string(pos) + " is marked displaced";
+      continue;
+    }
+    const std::uint64_t hash = hash_key(slots_.item(pos).first);
+    const std::uint32_t first = detail::map_buckets(hash, bucket_count_).first;
+    if (marked != (bucket != first)) {
+      return "the key at slot " + std::to_string(pos) + " in bucket " + std::to_string(bucket) +
+             (marked ? " is marked displaced, its first bucket is that one"
+                     : " is not marked displaced, its first bucket is " + std::to_string(first));
+    }
+    if (marked) {
+      ++counts[first];
+      filters[first] |= static_cast<std::uint8_t>(1U << (detail::map_tag(hash) & 7U));
+    }
+  }
+  for (std::uint32_t b = 0; b < bucket_count_; ++b) {
+    const std::uint32_t count = slots_.displaced_count(b);
+    const std::uint8_t filter = slots_.displaced_filter(b);
+    const bool saturated = count == Slots::kDisplacedSaturated;
+    if (!saturated && count != counts[b]) {
+      return "bucket " + std::to_string(b) + " counts " + std::to_string(count) +
+             " displaced items, " + std::to_string(counts[b]) + " have it as first bucket";
+    }
+    if ((filter & filters[b]) != filters[b]) {
+      return "bucket " + std::to_string(b) + "'s displaced filter " + std::to_string(filter) +
+             " misses a displaced tag (needs " + std::to_string(filters[b]) + ")";
+    }
+    if (count == 0 && filter != 0) {
+      return "bucket " + std::to_string(b) + " counts no displaced item, its filter is " +
+             std::to_string(filter);
+    }
+  }
+  for (std::size_t pos = table_slots(); pos < slots_.size(); ++pos) {  // the stash groups
+    const auto group = static_cast<std::uint32_t>(pos / SlotsPerBucket);
+    if (slots_.displaced_mask(group) != 0 || slots_.displaced_filter(group) != 0 ||
+        slots_.displaced_count(group) != 0) {
+      return "the stash's slot group " + std::to_string(group - bucket_count_) +
+             " has a displaced summary";
     }
   }
   return {};

@@ -189,8 +189,9 @@ struct CUCKOO_MAP::insert_return_type {
 CUCKOO_MAP_TEMPLATE
 auto CUCKOO_MAP::extract(const_iterator pos) -> node_type {
   assert(pos.slots_ == &slots_ && pos.pos_ < slots_.size() && slots_.occupied(pos.pos_));
+  const std::uint32_t home = displaced_home(pos.pos_);  // from the key, before it moves
   node_type node(std::move(slots_.mutable_item(pos.pos_)));
-  slots_.reset(pos.pos_);
+  slots_.reset(pos.pos_, home);
   --size_;
   ++stats_.erases;
   if (pos.pos_ >= table_slots()) --stash_count_;
@@ -218,10 +219,11 @@ void CUCKOO_MAP::merge(CuckooMap<K, V, B2, H2, E2, Allocator>& source) {
     if (!source.slots_.occupied(pos)) continue;
     // Moved from only when stored (the outcome forms' guarantee); then the source slot
     // is emptied without reading the moved-from key again.
+    const std::uint32_t home = source.displaced_home(pos);  // from the key, before it moves
     MutableItem& item = source.slots_.mutable_item(pos);
     const Placed placed = try_emplace_impl(std::move(item.first), std::move(item.second));
     if (placed.result == InsertResult::kFull) return;
-    if (placed.result == InsertResult::kInserted) source.erase_at(pos, /*refill=*/false);
+    if (placed.result == InsertResult::kInserted) source.erase_at(pos, /*refill=*/false, home);
   }
 }
 

@@ -1,8 +1,9 @@
 // CuckooMap's lookup (out-of-line members of CuckooMap, cuckoo/cuckoo_map.hpp, included
 // at its end): the key's slot in one bucket (keys compared only where the tag matches),
-// the hot two-bucket probe (both buckets prefetched, then probed), the stash scan
-// behind it, and the batched find_many() (a pipeline: tags prefetched, then matched and
-// the item prefetched, then probed).
+// the hot probe (the first bucket, then the second only when the first bucket's summary
+// says an item with the key's tag may be displaced there, see map_slots.hpp), the stash
+// scan behind it, and the batched find_many() (a pipeline: tags prefetched, then matched
+// and the item prefetched, then probed).
 #pragma once
 
 #ifndef CUCKOO_MAP
@@ -29,11 +30,24 @@ template <class Q>
 inline auto CUCKOO_MAP::position_of(const Q& key, std::uint64_t hash) const -> std::size_t {
   if (size_ == 0) return kNoPosition;  // also covers a moved-from map (no buckets)
   const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
-  // Both buckets' tags and items load in parallel: a hit then waits for one round of
-  // misses, not for a tag and then an item (prefetching the tags alone made misses 20 %
-  // faster and hits 50 % slower at 10M keys); a miss reads no item.
-  slots_.prefetch(pair.first);
-  slots_.prefetch(pair.second);
+  // The first bucket's tags and items load in parallel: a hit there then waits for one
+  // round of misses, not for a tag and then an item (prefetching the tags alone made
+  // hits 50 % slower at 10M keys); a miss reads no item. The second bucket is read only
+  // when the first one's summary names the key's tag (map_slots.hpp): most misses read
+  // one line, most hits two.
+  slots_.prefetch_items(pair.first);
+  return position_in(key, hash, pair);
+}
+
+CUCKOO_MAP_TEMPLATE
+template <class Q>
+inline auto CUCKOO_MAP::position_for_write(const Q& key, std::uint64_t hash) const
+    -> std::size_t {
+  if (size_ == 0) return kNoPosition;  // also covers a moved-from map (no buckets)
+  const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
+  slots_.prefetch_items(pair.first);
+  slots_.prefetch_items(pair.second);
+  slots_.prefetch_tags(pair.second);
   return position_in(key, hash, pair);
 }
 
@@ -53,7 +67,10 @@ inline auto CUCKOO_MAP::position_matched(const Q& key, detail::MapBucketPair pai
   if (const unsigned s = slot_among(pair.first, first_matches, key); s != SlotsPerBucket) {
     return slot_index(pair.first, s);
   }
-  if (second_matches == kMatchesUnknown) second_matches = slots_.matches(pair.second, tag);
+  if (second_matches == kMatchesUnknown) {
+    second_matches =
+        slots_.second_may_hold(pair.first, tag) ? slots_.matches(pair.second, tag) : 0U;
+  }
   if (const unsigned s = slot_among(pair.second, second_matches, key); s != SlotsPerBucket) {
     return slot_index(pair.second, s);
   }
@@ -89,17 +106,18 @@ void CUCKOO_MAP::find_many(const Keys& keys, Results&& results) const {
     for (std::size_t i = 0; i < n; ++i) out[static_cast<std::ptrdiff_t>(i)] = nullptr;
     return;
   }
-  // A pipeline of three stages, kFindAhead keys apart: key i is hashed and its two tag
-  // words prefetched; key i - kFindAhead, whose tags have had that long to arrive, has
-  // its tags matched and the first matching item prefetched; key i - 2 * kFindAhead is
-  // probed, its keys compared where stage two found the tags matching. A hit reads three
-  // lines (two tags, one item), a miss two.
+  // A pipeline of three stages, kFindAhead keys apart: key i is hashed and its first
+  // bucket's tags prefetched; key i - kFindAhead, whose tags have had that long to arrive,
+  // has them matched and the first matching item prefetched, or, when none matches and
+  // the bucket's summary says the key may be in its second bucket, that bucket's tags and
+  // items prefetched; key i - 2 * kFindAhead is probed, its keys compared where stage two
+  // found the tags matching. Most hits read two lines (tags, item), most misses one.
   // The keys in flight: what each stage found, so that no stage derives it again.
   struct InFlight {
     detail::MapBucketPair pair;
     std::uint8_t tag;
     unsigned first_matches;
-    unsigned second_matches;  // kMatchesUnknown when the first bucket matched
+    unsigned second_matches;  // kMatchesUnknown: not matched yet (the probe decides)
   };
   std::array<InFlight, kFindRing> ring{};
   constexpr std::size_t kMask = kFindRing - 1;
@@ -109,7 +127,6 @@ void CUCKOO_MAP::find_many(const Keys& keys, Results&& results) const {
     f.pair = detail::map_buckets(hash, bucket_count_);
     f.tag = detail::map_tag(hash);
     slots_.prefetch_tags(f.pair.first);
-    slots_.prefetch_tags(f.pair.second);
   };
   const auto match_and_prefetch_item = [&](std::size_t k) CUCKOO_ALWAYS_INLINE_LAMBDA {
     InFlight& f = ring[k & kMask];
@@ -119,10 +136,12 @@ void CUCKOO_MAP::find_many(const Keys& keys, Results&& results) const {
       slots_.prefetch_item(f.pair.first, static_cast<unsigned>(std::countr_zero(f.first_matches)));
       return;
     }
-    f.second_matches = slots_.matches(f.pair.second, f.tag);
-    if (f.second_matches != 0) {
-      slots_.prefetch_item(f.pair.second,
-                           static_cast<unsigned>(std::countr_zero(f.second_matches)));
+    if (slots_.second_may_hold(f.pair.first, f.tag)) {
+      // Its tags and items, both needed by the probe (position_matched) a stage later.
+      slots_.prefetch_tags(f.pair.second);
+      slots_.prefetch_items(f.pair.second);
+    } else {
+      f.second_matches = 0;
     }
   };
   const auto probe = [&](std::size_t k) CUCKOO_ALWAYS_INLINE_LAMBDA {

@@ -113,9 +113,9 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
     K key = detail::MapCodec<K>::read(r, "item key");
     V value = detail::MapCodec<V>::read(r, "item value");
     const std::uint64_t hash = map.hash_key(key);
+    const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count);
     if (pos < table_slots) {
       const auto bucket = static_cast<std::uint32_t>(pos / SlotsPerBucket);
-      const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count);
       detail::require_consistent(bucket == pair.first || bucket == pair.second,
                                  "item " + std::to_string(i) + " is in bucket " +
                                      std::to_string(bucket) + ", its candidate buckets are " +
@@ -124,7 +124,7 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
     }
     detail::require_consistent(map.position_of(key, hash) == kNoPosition,
                                "item " + std::to_string(i) + " repeats a key");
-    map.slots_.emplace(pos, detail::map_tag(hash), std::move(key), std::move(value));
+    map.slots_.emplace(pos, detail::map_tag(hash), pair.first, std::move(key), std::move(value));
     ++map.size_;
     if (pos >= table_slots) ++map.stash_count_;
   }

@@ -30,6 +30,24 @@
 // depends on the hash alone, not on the bucket count, so moving an item keeps its tag.
 // StashSlots is a multiple of B, so the stash is whole groups after the table's.
 //
+// Summaries: one-line misses. A bucket's tags are a group of kGroupBytes bytes (8 for
+// B <= 4) that also holds the bucket's summary of its displaced items, the items whose
+// first bucket (map_layout.hpp) is this one but which are stored in their second:
+//   byte B      the displaced mask: bit s set when slot s of THIS bucket holds an item
+//               stored in its second bucket (its first is another one);
+//   byte B + 1  the displaced filter: bit (tag & 7) set for the tag of every item whose
+//               first bucket is this one and which is stored in its second;
+//   bytes B + 2, B + 3  how many such items there are (little-endian uint16). When it
+//               drops to 0 the filter is cleared; at 65535 it saturates and stays, and the
+//               filter with it (conservative: nothing is ever missed, only re-read).
+// A key whose tag matches no slot of its first bucket and whose tag bit is clear in the
+// first bucket's filter is in neither bucket: the miss reads one line of tags, not two.
+// Inserts try the first bucket first, so at the default loads most items are in it and
+// most hits read one bucket too. The summaries are kept by every write below: emplace()
+// and reset() are told the item's first bucket, move_within() derives it, relocate()
+// and relocate_all() build a new storage's summaries and leave the source's stale (the
+// source is emptied and discarded).
+//
 // Unoccupied storage is zero bytes, never a live object: items are constructed on
 // emplace() and destroyed on reset(), clear() and destruction, so any K and V work
 // (strings included).
@@ -53,6 +71,10 @@
 #include <new>
 #include <type_traits>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "aligned_buffer.hpp"
 #include "platform.hpp"
@@ -79,8 +101,13 @@ class MapSlots {
   // The same item with a movable key: what relocate() moves from, and what an item
   // built before its slot is known (a cuckoo path) is built as.
   using mutable_value_type = std::pair<K, V>;
-  // Memory per position, for allocation budgets: the item and its tag byte.
-  static constexpr std::size_t kBytesPerPosition = sizeof(value_type) + 1;
+  // Bytes of a bucket's tag group: its B tags and its summary (above), a power of two
+  // of at least 8, so that one 8-byte load reads all the tags of a bucket.
+  static constexpr std::size_t kGroupBytes = std::bit_ceil(std::size_t{B} + 4);
+  // The displaced count at which it saturates (see the top of this file).
+  static constexpr std::uint16_t kDisplacedSaturated = 0xffff;
+  // Memory per position, for allocation budgets: the item and its share of a tag group.
+  static constexpr std::size_t kBytesPerPosition = sizeof(value_type) + kGroupBytes / B;
   // The most positions one storage may hold.
   static constexpr std::size_t kMaxPositions =
       static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / kBytesPerPosition;
@@ -112,12 +139,13 @@ class MapSlots {
     std::size_t pos = 0;
     try {
       for (; pos < positions_; ++pos) {  // bounded by positions_
-        if (other.occupied(pos)) emplace(pos, other.tag(pos), other.item(pos));
+        if (other.occupied(pos)) construct(pos, other.tag(pos), other.item(pos));
       }
     } catch (...) {
       destroy_all();
       throw;
     }
+    copy_groups_from(other);  // the summaries, which describe the same placement
   }
   MapSlots(const MapSlots& other)
       : MapSlots(other, std::allocator_traits<Alloc>::select_on_container_copy_construction(
@@ -184,12 +212,32 @@ class MapSlots {
 
   bool occupied(std::size_t pos) const noexcept {
     assert(pos < positions_);
-    return tags_.data()[pos] != 0;
+    return tags_.data()[tag_index(pos)] != 0;
   }
   // The tag of the item in pos (0: unoccupied).
   std::uint8_t tag(std::size_t pos) const noexcept {
     assert(pos < positions_);
-    return tags_.data()[pos];
+    return tags_.data()[tag_index(pos)];
+  }
+  // Whether pos is a table slot holding an item stored in its second bucket.
+  bool displaced(std::size_t pos) const noexcept {
+    assert(pos < positions_);
+    return pos < table_slots() && (group(bucket_of(pos))[B] >> (pos % B) & 1U) != 0;
+  }
+  // Bucket's summary (see the top of this file), for the invariant check.
+  std::uint8_t displaced_mask(std::uint32_t bucket) const noexcept { return group(bucket)[B]; }
+  std::uint8_t displaced_filter(std::uint32_t bucket) const noexcept {
+    return group(bucket)[B + 1];
+  }
+  std::uint16_t displaced_count(std::uint32_t bucket) const noexcept {
+    const std::uint8_t* g = group(bucket);
+    return static_cast<std::uint16_t>(g[B + 2] | g[B + 3] << 8);
+  }
+  // Whether an item whose first bucket is `bucket` and whose tag is `tag` may be stored
+  // in its second bucket: if not, a key with that tag absent from its first bucket is
+  // absent from both. REQUIRES: bucket < bucket_count().
+  bool second_may_hold(std::uint32_t bucket, std::uint8_t tag) const noexcept {
+    return (group(bucket)[B + 1] >> (tag & 7U) & 1U) != 0;
   }
   // REQUIRES: occupied(pos).
   value_type& item(std::size_t pos) noexcept {
@@ -210,11 +258,21 @@ class MapSlots {
         reinterpret_cast<mutable_value_type*>(static_cast<void*>(slot_pointer(pos))));
   }
 
-  // Constructs an item with tag `tag` in pos from args. If the construction throws, pos
-  // stays unoccupied (its storage zero bytes again). REQUIRES: !occupied(pos), tag != 0
-  // (map_tag of the item's hash).
+  // Constructs an item with tag `tag` in pos from args, whose first bucket is `first`
+  // (read only when pos is a table slot). If the construction throws, pos stays
+  // unoccupied (its storage zero bytes again). REQUIRES: !occupied(pos), tag != 0 (map_tag
+  // of the item's hash), first the first of its candidate buckets when pos is in the table.
   template <class... Args>
-  value_type& emplace(std::size_t pos, std::uint8_t tag, Args&&... args) {
+  value_type& emplace(std::size_t pos, std::uint8_t tag, std::uint32_t first, Args&&... args) {
+    value_type& item = construct(pos, tag, std::forward<Args>(args)...);
+    note_placed(pos, first, tag);
+    return item;
+  }
+
+ private:
+  // emplace() without the summaries.
+  template <class... Args>
+  value_type& construct(std::size_t pos, std::uint8_t tag, Args&&... args) {
     assert(!occupied(pos) && tag != 0);
     value_type* p;
     if constexpr (std::is_nothrow_constructible_v<value_type, Args&&...>) {
@@ -227,37 +285,63 @@ class MapSlots {
         throw;
       }
     }
-    tags_.data()[pos] = tag;
+    tags_.data()[tag_index(pos)] = tag;
     return *p;
   }
 
-  // Moves the item in `from`, with its tag, to `to` and empties `from`.
-  // REQUIRES: occupied(from), !occupied(to).
-  void move_to(std::size_t to, std::size_t from) noexcept {
-    relocate(*this, from, to, tag(from));
+ public:
+  // Moves the item in `from` to `to`, both table slots of its two candidate buckets (a
+  // cuckoo path's move), and empties `from`. Its first bucket follows from where it was:
+  // `from`'s bucket unless it was displaced, else `to`'s.
+  // REQUIRES: occupied(from), !occupied(to), both in the table, in the item's buckets.
+  void move_within(std::size_t to, std::size_t from) noexcept {
+    assert(to < table_slots() && from < table_slots());
+    move_to(to, from, displaced(from) ? bucket_of(to) : bucket_of(from));
+  }
+  // Moves the item in `from` (a table or stash slot), with its tag, to `to` and empties
+  // `from`; first is the item's first bucket. REQUIRES: occupied(from), !occupied(to),
+  // first the first candidate bucket of the item's hash.
+  void move_to(std::size_t to, std::size_t from, std::uint32_t first) noexcept {
+    const std::uint8_t t = tag(from);
+    move_item(*this, from, to, t);
+    note_removed(from, first, t);
+    drop(from);
+    note_placed(to, first, t);
   }
 
-  // Moves the item in position `from` of `source` (this storage or another one) to
-  // position `to` of this storage with tag `tag`, and empties `from`. The key is moved,
-  // not copied (see the top of this file).
-  // REQUIRES: source.occupied(from), !occupied(to), tag != 0.
-  void relocate(MapSlots& source, std::size_t from, std::size_t to, std::uint8_t tag) noexcept {
-    static_assert(std::is_nothrow_move_constructible_v<K> &&
-                  std::is_nothrow_move_constructible_v<V>);
-    assert(source.occupied(from) && !occupied(to));
-    mutable_value_type& old = source.mutable_item(from);
-    ::new (static_cast<void*>(slot_pointer(to)))
-        value_type(std::move(old.first), std::move(old.second));
-    tags_.data()[to] = tag;
-    source.reset(from);
+  // Moves the item in position `from` of `source`, another storage, to position `to` of
+  // this storage with tag `tag` and first bucket `first` (of this storage's bucket count),
+  // and empties `from` in source without updating source's summaries: for rebuilds, which
+  // empty the source and discard it. The key is moved, not copied (see the top of this
+  // file). REQUIRES: source.occupied(from), !occupied(to), tag != 0, &source != this.
+  void relocate(MapSlots& source, std::size_t from, std::size_t to, std::uint8_t tag,
+                std::uint32_t first) noexcept {
+    assert(&source != this);
+    move_item(source, from, to, tag);
+    source.drop(from);
+    note_placed(to, first, tag);
+  }
+  // Moves every item of source, a storage of the same bucket count, to the same position
+  // here, with its tags and summaries, and empties source (its memory stays).
+  // REQUIRES: this storage holds no item, source.bucket_count() == bucket_count().
+  void relocate_all(MapSlots& source) noexcept {
+    assert(&source != this && source.positions_ == positions_);
+    for (std::size_t pos = 0; pos < positions_; ++pos) {  // bounded by positions_
+      if (source.occupied(pos)) {
+        move_item(source, pos, pos, source.tag(pos));
+        std::destroy_at(std::launder(source.slot_pointer(pos)));
+        source.zero_storage(pos);
+      }
+    }
+    copy_groups_from(source);  // the tags set above, and the summaries
+    source.tags_.fill_zero();
   }
 
-  // Destroys the item in pos and zeroes its storage. REQUIRES: occupied(pos).
-  void reset(std::size_t pos) noexcept {
-    assert(occupied(pos));
-    std::destroy_at(std::launder(slot_pointer(pos)));
-    zero_storage(pos);
-    tags_.data()[pos] = 0;
+  // Destroys the item in pos and zeroes its storage; first is the item's first bucket,
+  // read only when displaced(pos). REQUIRES: occupied(pos).
+  void reset(std::size_t pos, std::uint32_t first) noexcept {
+    note_removed(pos, first, tag(pos));
+    drop(pos);
   }
 
   // Destroys every item; the positions stay.
@@ -266,14 +350,43 @@ class MapSlots {
   // ---- Bucket access for the hot paths.
 
   // Bit s set: slot s of bucket holds an item. REQUIRES: bucket < bucket_count().
-  std::uint8_t mask(std::uint32_t bucket) const noexcept {
-    return byte_flags(~zero_bytes(tag_word(bucket)) & kBucketBytes);
+  [[gnu::always_inline]] std::uint8_t mask(std::uint32_t bucket) const noexcept {
+#if defined(__SSE2__)
+    return static_cast<std::uint8_t>(~equal_bytes_sse2(group(bucket), 0) & kSlotBits);
+#else
+    return mask_swar(tag_word(bucket));
+#endif
   }
   // Bit s set: slot s of bucket holds an item whose tag is `tag`, i.e. the only slots
   // that can hold a key with that tag. REQUIRES: bucket < bucket_count(), tag != 0.
-  std::uint8_t matches(std::uint32_t bucket, std::uint8_t tag) const noexcept {
-    return byte_flags(zero_bytes(tag_word(bucket) ^ (kByteLows * tag)));
+  [[gnu::always_inline]] std::uint8_t matches(std::uint32_t bucket,
+                                              std::uint8_t tag) const noexcept {
+#if defined(__SSE2__)
+    return static_cast<std::uint8_t>(equal_bytes_sse2(group(bucket), tag) & kSlotBits);
+#else
+    return matches_swar(tag_word(bucket), tag);
+#endif
   }
+
+  // The portable forms of mask() and matches() on a bucket's tag word (its B tags, byte
+  // s = slot s, higher bytes zero), used where SSE2 is not; public for the test that
+  // checks both forms agree.
+  static constexpr std::uint8_t mask_swar(std::uint64_t word) noexcept {
+    return byte_flags(~zero_bytes(word) & kBucketBytes);
+  }
+  static constexpr std::uint8_t matches_swar(std::uint64_t word, std::uint8_t tag) noexcept {
+    return byte_flags(zero_bytes(word ^ (kByteLows * tag)));
+  }
+#if defined(__SSE2__)
+  // Bit i set: byte i of the 8 bytes at p equals b (one compare of all of them: movq,
+  // pcmpeqb, pmovmskb). Bits 8..15 are 0.
+  [[gnu::always_inline]] static unsigned equal_bytes_sse2(const std::uint8_t* p,
+                                                          std::uint8_t b) noexcept {
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    const __m128i eq = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(static_cast<char>(b)));
+    return static_cast<unsigned>(_mm_movemask_epi8(eq)) & 0xffU;
+  }
+#endif
   // The first free slot of bucket, or B if it is full.
   unsigned free_slot(std::uint32_t bucket) const noexcept {
     return static_cast<unsigned>(std::countr_one(static_cast<unsigned>(mask(bucket))));
@@ -284,32 +397,102 @@ class MapSlots {
   }
   // Hints the cache to load bucket's tags only.
   void prefetch_tags(std::uint32_t bucket) const noexcept {
-    __builtin_prefetch(tags_.data() + std::size_t{bucket} * B);
+    prefetch_kept(group(bucket));
   }
   // Hints the cache to load the item in slot s of bucket. Callers issue it under a branch
   // on the tags, the case where g++ drops a __builtin_prefetch (platform.hpp).
   void prefetch_item(std::uint32_t bucket, unsigned s) const noexcept {
     prefetch_kept(slot_pointer(std::size_t{bucket} * B + s));
   }
-  // Hints the cache to load bucket's items and tags.
-  void prefetch(std::uint32_t bucket) const noexcept {
+  // Hints the cache to load bucket's items (prefetch_kept: g++ drops a __builtin_prefetch
+  // behind a branch on computed data, as in an inlined lookup).
+  void prefetch_items(std::uint32_t bucket) const noexcept {
     const auto* first = reinterpret_cast<const char*>(slot_pointer(std::size_t{bucket} * B));
-    __builtin_prefetch(first);
+    prefetch_kept(first);
     if constexpr (sizeof(value_type) * B > Buffer::kCacheLineBytes) {
-      __builtin_prefetch(first + sizeof(value_type) * B - 1);
+      prefetch_kept(first + sizeof(value_type) * B - 1);
     }
-    prefetch_tags(bucket);
   }
 
  private:
-  // One byte per position, plus 8 zero bytes so that tag_word() may load 8 bytes at any
-  // bucket (B < 8 reads past the bucket; the bytes beyond are masked off).
+  // A group of kGroupBytes per bucket and per B stash positions.
   static constexpr std::size_t tag_bytes_for(std::uint32_t bucket_count) noexcept {
-    return position_count_for(bucket_count) + 8;
+    return position_count_for(bucket_count) / B * kGroupBytes;
+  }
+  static_assert(kGroupBytes >= 8, "tag_word() loads 8 bytes of a group");
+
+  std::size_t table_slots() const noexcept { return positions_ - StashSlots; }
+  static constexpr std::uint32_t bucket_of(std::size_t pos) noexcept {
+    return static_cast<std::uint32_t>(pos / B);
+  }
+  // Where pos's tag is: its bucket's (or stash group's) group, then its slot.
+  static constexpr std::size_t tag_index(std::size_t pos) noexcept {
+    return pos / B * kGroupBytes + pos % B;
+  }
+  const std::uint8_t* group(std::uint32_t bucket) const noexcept {
+    return tags_.data() + std::size_t{bucket} * kGroupBytes;
+  }
+  std::uint8_t* group(std::uint32_t bucket) noexcept {
+    return tags_.data() + std::size_t{bucket} * kGroupBytes;
+  }
+  void set_displaced_count(std::uint32_t bucket, std::uint16_t count) noexcept {
+    std::uint8_t* g = group(bucket);
+    g[B + 2] = static_cast<std::uint8_t>(count);
+    g[B + 3] = static_cast<std::uint8_t>(count >> 8);
+  }
+
+  // The summaries' updates for an item with tag t and first bucket `first` placed in, or
+  // about to leave, pos (nothing for a stash slot or an item in its first bucket).
+  void note_placed(std::size_t pos, std::uint32_t first, std::uint8_t t) noexcept {
+    if (pos >= table_slots() || bucket_of(pos) == first) return;
+    assert(first < bucket_count_);
+    group(bucket_of(pos))[B] |= static_cast<std::uint8_t>(1U << (pos % B));
+    std::uint8_t* home = group(first);
+    home[B + 1] |= static_cast<std::uint8_t>(1U << (t & 7U));
+    const std::uint16_t count = displaced_count(first);
+    if (count != kDisplacedSaturated) set_displaced_count(first, static_cast<std::uint16_t>(count + 1));
+  }
+  void note_removed(std::size_t pos, std::uint32_t first, std::uint8_t t) noexcept {
+    (void)t;
+    if (!displaced(pos)) return;
+    assert(first < bucket_count_ && first != bucket_of(pos));
+    group(bucket_of(pos))[B] &= static_cast<std::uint8_t>(~(1U << (pos % B)));
+    const std::uint16_t count = displaced_count(first);
+    assert(count != 0);
+    if (count == kDisplacedSaturated) return;
+    set_displaced_count(first, static_cast<std::uint16_t>(count - 1));
+    if (count == 1) group(first)[B + 1] = 0;
+  }
+
+  // Constructs in `to` the item of source's `from`, moving it, with tag t; source's slot
+  // is left holding the moved-from item, for drop(). REQUIRES: source.occupied(from),
+  // !occupied(to), t != 0.
+  void move_item(MapSlots& source, std::size_t from, std::size_t to, std::uint8_t t) noexcept {
+    static_assert(std::is_nothrow_move_constructible_v<K> &&
+                  std::is_nothrow_move_constructible_v<V>);
+    assert(source.occupied(from) && !occupied(to) && t != 0);
+    mutable_value_type& old = source.mutable_item(from);
+    ::new (static_cast<void*>(slot_pointer(to)))
+        value_type(std::move(old.first), std::move(old.second));
+    tags_.data()[tag_index(to)] = t;
+  }
+  // Destroys the item in pos and zeroes its storage and tag, leaving the summaries as
+  // they are. REQUIRES: occupied(pos).
+  void drop(std::size_t pos) noexcept {
+    assert(occupied(pos));
+    std::destroy_at(std::launder(slot_pointer(pos)));
+    zero_storage(pos);
+    tags_.data()[tag_index(pos)] = 0;
+  }
+  // Copies other's tag groups (tags and summaries). REQUIRES: the same bucket count.
+  void copy_groups_from(const MapSlots& other) noexcept {
+    assert(other.tags_.size() == tags_.size());
+    if (tags_.size() != 0) std::memcpy(tags_.data(), other.tags_.data(), tags_.size());
   }
 
   static constexpr std::uint64_t kByteLows = 0x0101010101010101ULL;
   static constexpr std::uint64_t kByteHighs = 0x8080808080808080ULL;
+  static constexpr unsigned kSlotBits = (1U << B) - 1;
   static constexpr std::uint64_t kBucketBytes =
       B == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * B)) - 1;
 
@@ -317,7 +500,7 @@ class MapSlots {
   std::uint64_t tag_word(std::uint32_t bucket) const noexcept {
     assert(bucket < bucket_count_);
     std::uint64_t w;
-    std::memcpy(&w, tags_.data() + std::size_t{bucket} * B, sizeof(w));
+    std::memcpy(&w, group(bucket), sizeof(w));
     if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
     return w & kBucketBytes;
   }
@@ -350,13 +533,14 @@ class MapSlots {
       tags_.fill_zero();
     } else {
       for (std::size_t pos = 0; pos < positions_; ++pos) {  // bounded by positions_
-        if (occupied(pos)) reset(pos);
+        if (occupied(pos)) drop(pos);
       }
+      tags_.fill_zero();  // the summaries
     }
   }
 
   Buffer items_;  // positions_ * sizeof(value_type) bytes
-  Buffer tags_;   // tag_bytes_for(bucket_count_) bytes: one per position, then 8 zero
+  Buffer tags_;   // tag_bytes_for(bucket_count_) bytes: a group per bucket and stash group
   std::uint32_t bucket_count_ = 0;
   std::size_t positions_ = 0;
 };
