@@ -659,9 +659,11 @@ class CuckooMap {
   /// stash drains as the load falls: that item's iterators are invalidated too.
   template <class Q = K>
   size_type erase(const key_arg<Q>& key) {
-    const std::size_t pos = position_for_write(key, hash_key(key));
+    const std::uint64_t hash = hash_key(key);
+    const std::size_t pos = position_for_write(key, hash);
     if (pos == kNoPosition) return 0;
-    erase_at(pos, /*refill=*/true);
+    // The key's first bucket, from the hash at hand (read only if the item is displaced).
+    erase_at(pos, /*refill=*/true, detail::map_buckets(hash, bucket_count_).first);
     return 1;
   }
 
@@ -1247,8 +1249,8 @@ class CuckooMap {
   void erase_at(std::size_t pos, bool refill) noexcept {
     erase_at(pos, refill, displaced_home(pos));
   }
-  // The same, home being displaced_home(pos) computed before the item's key was moved
-  // from (merge).
+  // The same, home being the item's first bucket when it is displaced (from a hash at
+  // hand, or displaced_home(pos) computed before the key was moved from: merge).
   void erase_at(std::size_t pos, bool refill, std::uint32_t home) noexcept {
     slots_.reset(pos, home);
     --size_;

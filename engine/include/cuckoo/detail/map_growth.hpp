@@ -118,8 +118,8 @@ bool CUCKOO_MAP::rebuild_with_seeds(std::uint32_t bucket_count, P* pending) {
 // neither has one, one of those items that can go to its other new bucket (which keeps a
 // free slot after its own arrivals) is moved there first, and only when none can does
 // this return false having changed nothing, and the general rebuild runs (a full search,
-// several times the cost of a doubling). Allocation (std::bad_alloc) and the construction of the pending item come before
-// any move; after them, nothing can fail.
+// several times the cost of a doubling). Allocation (std::bad_alloc) and the construction
+// of the pending item come before any move; after them, nothing can fail.
 CUCKOO_MAP_TEMPLATE
 template <class P>
 bool CUCKOO_MAP::rebuild_doubled(P* pending) {

@@ -109,8 +109,8 @@ std::string CUCKOO_MAP::check_summaries() const {
              std::to_string(filter);
     }
   }
-  for (std::size_t pos = table_slots(); pos < slots_.size(); ++pos) {  // the stash groups
-    const auto group = static_cast<std::uint32_t>(pos / SlotsPerBucket);
+  for (std::size_t pos = table_slots(); pos < slots_.size(); pos += SlotsPerBucket) {
+    const auto group = static_cast<std::uint32_t>(pos / SlotsPerBucket);  // a stash group
     if (slots_.displaced_mask(group) != 0 || slots_.displaced_filter(group) != 0 ||
         slots_.displaced_count(group) != 0) {
       return "the stash's slot group " + std::to_string(group - bucket_count_) +

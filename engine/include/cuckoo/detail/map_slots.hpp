@@ -304,7 +304,7 @@ class MapSlots {
   void move_to(std::size_t to, std::size_t from, std::uint32_t first) noexcept {
     const std::uint8_t t = tag(from);
     move_item(*this, from, to, t);
-    note_removed(from, first, t);
+    note_removed(from, first);
     drop(from);
     note_placed(to, first, t);
   }
@@ -340,7 +340,7 @@ class MapSlots {
   // Destroys the item in pos and zeroes its storage; first is the item's first bucket,
   // read only when displaced(pos). REQUIRES: occupied(pos).
   void reset(std::size_t pos, std::uint32_t first) noexcept {
-    note_removed(pos, first, tag(pos));
+    note_removed(pos, first);
     drop(pos);
   }
 
@@ -441,8 +441,10 @@ class MapSlots {
     g[B + 3] = static_cast<std::uint8_t>(count >> 8);
   }
 
-  // The summaries' updates for an item with tag t and first bucket `first` placed in, or
-  // about to leave, pos (nothing for a stash slot or an item in its first bucket).
+  // The summaries' updates for an item with first bucket `first` (and tag t) placed in,
+  // or about to leave, pos (nothing for a stash slot or an item in its first bucket).
+  // Removal clears no filter bit of its own (the filter is a superset until the count
+  // is 0), so it needs no tag.
   void note_placed(std::size_t pos, std::uint32_t first, std::uint8_t t) noexcept {
     if (pos >= table_slots() || bucket_of(pos) == first) return;
     assert(first < bucket_count_);
@@ -452,8 +454,7 @@ class MapSlots {
     const std::uint16_t count = displaced_count(first);
     if (count != kDisplacedSaturated) set_displaced_count(first, static_cast<std::uint16_t>(count + 1));
   }
-  void note_removed(std::size_t pos, std::uint32_t first, std::uint8_t t) noexcept {
-    (void)t;
+  void note_removed(std::size_t pos, std::uint32_t first) noexcept {
     if (!displaced(pos)) return;
     assert(first < bucket_count_ && first != bucket_of(pos));
     group(bucket_of(pos))[B] &= static_cast<std::uint8_t>(~(1U << (pos % B)));
