@@ -12,6 +12,9 @@
 //       insert_presized into a CuckooMap planned for 60 % load (max_load_percent) and
 //       reserved for N, so that it ends at the 60 % load the peers' reserve(N) ends at
 //       (CuckooMap's default reserve(N): 90 %)
+//   map/cuckoo_map/insert_growing_load60/N
+//       insert_growing into a CuckooMap planned for 60 % load, which doubles once it is
+//       60 % full instead of 90 % (for N = 10M it ends in the same table as the default)
 //   ycsb/{classic,smart}/I-L-U/C
 //       ClassicCuckoo against SmartCuckoo on the YCSB-style mixes of the SmartCuckoo paper
 //       (insert/lookup/update percent), Zipf(0.99) lookups and updates, in a table of
@@ -63,16 +66,20 @@ std::string bench_name(std::initializer_list<std::string_view> parts) {
 // (CuckooMapConfig::max_load_percent) and reserved for the items, so that the filled table
 // ends at 60 % load, the load absl's and libcuckoo's reserve(items) end at here (a power of
 // two of slots); by default reserve(items) plans for 90 % (kReserveLoadPercent).
-enum class Sizing { kPresized, kGrowing, kPresizedAtPeerLoad };
+// kGrowingAtPeerLoad (CuckooMap only): planned for 60 % load and grown from empty.
+enum class Sizing { kPresized, kGrowing, kPresizedAtPeerLoad, kGrowingAtPeerLoad };
 constexpr unsigned kPeerLoadPercent = 60;
 
 // Adapters so one fill and one lookup loop serve both maps.
 std::unique_ptr<Map> make_map(std::uint64_t items, Sizing sizing) {
   CuckooMapConfig c;
   c.seed = bench_seed();
-  if (sizing == Sizing::kPresizedAtPeerLoad) c.max_load_percent = kPeerLoadPercent;
+  const bool growing = sizing == Sizing::kGrowing || sizing == Sizing::kGrowingAtPeerLoad;
+  if (sizing == Sizing::kPresizedAtPeerLoad || sizing == Sizing::kGrowingAtPeerLoad) {
+    c.max_load_percent = kPeerLoadPercent;
+  }
   auto m = std::make_unique<Map>(c);
-  if (sizing != Sizing::kGrowing && !m->reserve(items)) throw std::bad_alloc();
+  if (!growing && !m->reserve(items)) throw std::bad_alloc();
   return m;
 }
 std::unique_ptr<StdMap> make_std_map(std::uint64_t items, Sizing sizing) {
@@ -264,6 +271,13 @@ void register_maps(std::uint64_t items) {
   benchmark::RegisterBenchmark(bench_name({"map", "cuckoo_map", "insert_presized_load60", size}).c_str(),
                                [=](benchmark::State& s) {
                                  map_insert_bench<Map>(s, items, Sizing::kPresizedAtPeerLoad);
+                               })
+      ->Iterations(fills)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(bench_name({"map", "cuckoo_map", "insert_growing_load60", size}).c_str(),
+                               [=](benchmark::State& s) {
+                                 map_insert_bench<Map>(s, items, Sizing::kGrowingAtPeerLoad);
                                })
       ->Iterations(fills)
       ->UseManualTime()

@@ -95,6 +95,18 @@ def map_vs_absl():
         check("rows of presized inserts at reserve(n)'s load", len(default), 1)
         check("presized at reserve(n)'s load has no target",
               cells(default[0])[-1] if default else None, "")
+    # Growing at the peers' planned load: a context row with its ratio, no target; the
+    # target stays on the default growing row.
+    _, out = run([bench("map/cuckoo_map/insert_growing/10M", ns=200),
+                  bench("map/cuckoo_map/insert_growing_load60/10M", ns=125),
+                  bench("map/absl_flat_hash_map/insert_growing/10M", ns=100)])
+    section = out.split("vs absl::flat_hash_map")[1].split("| **")[0]
+    grown = [line for line in section.splitlines() if line.startswith("| insert growing")]
+    check("rows of growing inserts", len(grown), 2)
+    check("growing at 90 % keeps the target", cells(grown[0])[-1] if grown else None, "MISSED")
+    check("growing at 60 % has its ratio", cells(grown[1])[4] if len(grown) > 1 else None,
+          "1.25")
+    check("growing at 60 % has no target", cells(grown[1])[-1] if len(grown) > 1 else None, "")
 
 
 def striped_map_vs_libcuckoo():

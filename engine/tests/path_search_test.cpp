@@ -1,14 +1,19 @@
 // The engine's one cuckoo path search (detail/path_search.hpp), on hand-built bucket
 // graphs: shortest paths, the visited set's effect on the node budget, labels, the
-// racy-adapter convention, and apply()'s backward order.
+// racy-adapter convention, apply()'s backward order, and the prefetching expansion
+// (adapters with prefetch()) against the plain one on random graphs.
 #include "cuckoo/detail/path_search.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <map>
+#include <random>
+#include <set>
 #include <utility>
 #include <vector>
+
+#include "support/test_seed.hpp"
 
 namespace {
 
@@ -114,6 +119,70 @@ TEST(PathSearch, ASlotThatEmptiedIsSkipped) {
   BucketPathSearch<8> search;
   BucketPath<8> path;
   EXPECT_FALSE(search.find_path(t, 0, 0, 8, 16, path));
+}
+
+// An adapter with prefetch() gets each node's children computed and prefetched before
+// the first is checked; the search must generate the same nodes in the same order, so
+// it finds the same path (hops, slots, labels) or fails the same way, under every node
+// budget and length bound. Random graphs of 4-slot buckets, almost full, with the free
+// slots few and far apart, so that searches run deep and hit both bounds.
+TEST(PathSearch, PrefetchingExpansionFindsTheSameNodesInTheSameOrder) {
+  struct Prefetching : GraphTable {
+    mutable std::set<std::uint32_t> prefetched;
+    void prefetch(std::uint32_t bucket) const { prefetched.insert(bucket); }
+  };
+  const std::uint64_t seed = cuckoo::test::test_seed(7);
+  SCOPED_TRACE(cuckoo::test::seed_note(seed, "path_search_test"));
+  std::mt19937_64 rng(seed);
+  unsigned found = 0;
+  unsigned deep = 0;
+  for (int round = 0; round < 300; ++round) {
+    const auto buckets = static_cast<std::uint32_t>(8 + rng() % 120);
+    GraphTable plain;
+    std::uint32_t item = 1;
+    for (std::uint32_t b = 0; b < buckets; ++b) {
+      std::vector<std::uint32_t> bucket(4);
+      for (auto& slot : bucket) {
+        if (rng() % 40 == 0) continue;  // a free slot, rarely
+        slot = item;
+        plain.alt[item] = static_cast<std::uint32_t>(rng() % buckets);
+        ++item;
+      }
+      plain.contents.push_back(bucket);
+    }
+    Prefetching fetching;
+    static_cast<GraphTable&>(fetching) = plain;
+    const auto first = static_cast<std::uint32_t>(rng() % buckets);
+    const auto second = static_cast<std::uint32_t>(rng() % buckets);
+    const auto max_length = static_cast<unsigned>(1 + rng() % 8);
+    const std::size_t max_nodes = 1 + rng() % 300;
+    SCOPED_TRACE("round " + std::to_string(round));
+    BucketPathSearch<8> a;
+    BucketPathSearch<8> b;
+    BucketPath<8> pa;
+    BucketPath<8> pb;
+    const bool fa = a.find_path(plain, first, second, max_length, max_nodes, pa);
+    const bool fb = b.find_path(fetching, first, second, max_length, max_nodes, pb);
+    ASSERT_EQ(fa, fb);
+    if (!fa) continue;
+    ++found;
+    if (pa.length >= 2) ++deep;
+    ASSERT_EQ(pa.length, pb.length);
+    for (unsigned k = 0; k <= pa.length; ++k) {
+      ASSERT_EQ(pa.hops[k], pb.hops[k]) << "hop " << k;
+      if (k < pa.length) {
+        ASSERT_EQ(pa.labels[k], pb.labels[k]) << "label " << k;
+      }
+    }
+    for (unsigned k = 1; k <= pb.length; ++k) {
+      EXPECT_TRUE(fetching.prefetched.count(pb.hops[k].bucket))
+          << "hop " << k << "'s bucket was checked without a prefetch";
+    }
+    BucketPathSearch<8>::apply(fetching, pb);  // lands on empty slots only (asserted)
+    EXPECT_EQ(fetching.contents[pb.hops[0].bucket][pb.hops[0].slot], 0U);
+  }
+  EXPECT_GT(found, 50U) << "too few searches succeeded to compare paths";
+  EXPECT_GT(deep, 20U) << "too few paths of two moves or more";
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
-// A zero-filled, aligned byte buffer with optional transparent huge pages (internal).
+// A zero-filled (or, on request, uninitialized) aligned byte buffer with optional
+// transparent huge pages (internal).
 //
 // The filter's packed table and the map's slot arrays live in one of these. Every
 // buffer is aligned to kCacheLineBytes, so that a bucket whose size divides 64 never
 // straddles two cache lines. With huge pages requested and a buffer of at least
 // kHugePageBytes, the buffer is aligned to kHugePageBytes instead and, on Linux,
 // madvise(MADV_HUGEPAGE) is applied to the whole 2 MiB pages inside it before the
-// first write, so that the page faults of the zero fill can take huge pages: a random
+// first write, so that the page faults of the first writes can take huge pages: a random
 // probe then costs one TLB entry per 2 MiB instead of per 4 KiB. madvise failing (THP
 // disabled, an old kernel) is not an error: the buffer works with ordinary pages.
 // Elsewhere than Linux the request only changes the alignment.
@@ -77,6 +78,15 @@ class BasicAlignedBuffer {
   // `bytes` zero bytes. Throws std::bad_alloc (or what the allocator throws); nothing is
   // leaked.
   BasicAlignedBuffer(std::size_t bytes, bool huge_pages, const Alloc& alloc = Alloc())
+      : alloc_(alloc), huge_pages_(huge_pages) {
+    allocate(bytes);
+    fill_zero();
+  }
+  // `bytes` bytes of unspecified value (memory the owner writes before it reads any of
+  // it: the map's item storage). Skipping the zero fill saves a write of every byte: the
+  // pages are first touched where the owner writes them.
+  struct Uninitialized {};
+  BasicAlignedBuffer(std::size_t bytes, bool huge_pages, const Alloc& alloc, Uninitialized)
       : alloc_(alloc), huge_pages_(huge_pages) {
     allocate(bytes);
   }
@@ -198,7 +208,6 @@ class BasicAlignedBuffer {
     }
     size_ = bytes;
     if (huge) advise_huge_pages();
-    fill_zero();
   }
 
   // Advises the whole huge pages inside the buffer; the result is deliberately ignored.

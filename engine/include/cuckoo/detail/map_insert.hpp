@@ -63,6 +63,10 @@ struct CUCKOO_MAP::LiveView {
     const std::uint64_t hash = map->hash_key(map->slots_.item(slot_index(bucket, slot)).first);
     return detail::map_alt_bucket(hash, bucket, map->bucket_count_);
   }
+  void prefetch(std::uint32_t bucket) const {
+    map->slots_.prefetch_tags(bucket);
+    map->slots_.prefetch_items(bucket);
+  }
   void move_item(detail::MapSlotRef from, detail::MapSlotRef to) {
     map->slots_.move_within(slot_index(to.bucket, to.slot), slot_index(from.bucket, from.slot));
   }

@@ -48,9 +48,11 @@
 // and relocate_all() build a new storage's summaries and leave the source's stale (the
 // source is emptied and discarded).
 //
-// Unoccupied storage is zero bytes, never a live object: items are constructed on
-// emplace() and destroyed on reset(), clear() and destruction, so any K and V work
-// (strings included).
+// Unoccupied storage never holds a live object, and its bytes are unspecified (the item
+// array is not zero-filled, nor zeroed when an item leaves: a doubling would otherwise
+// write every byte of the new table once more and dirty every line of the old one):
+// items are constructed on emplace() and destroyed on reset(), clear() and destruction,
+// and nothing reads a slot whose tag is 0, so any K and V work (strings included).
 //
 // Memory comes from Alloc (rebound to cache lines, see aligned_buffer.hpp). Swap and move
 // assignment follow the propagate_on_container_* traits (aligned_buffer.hpp) and REQUIRE
@@ -121,7 +123,8 @@ class MapSlots {
   // bucket_count buckets and the stash, all unoccupied. Throws std::bad_alloc.
   // REQUIRES: bucket_count * B + StashSlots <= kMaxPositions.
   MapSlots(std::uint32_t bucket_count, bool huge_pages, const Alloc& alloc = Alloc())
-      : items_(position_count_for(bucket_count) * sizeof(value_type), huge_pages, alloc),
+      : items_(position_count_for(bucket_count) * sizeof(value_type), huge_pages, alloc,
+               typename Buffer::Uninitialized{}),
         tags_(tag_bytes_for(bucket_count), huge_pages, alloc),
         bucket_count_(bucket_count),
         positions_(position_count_for(bucket_count)) {}
@@ -132,7 +135,8 @@ class MapSlots {
       : items_(other.items_, alloc), tags_(other.tags_, alloc),
         bucket_count_(other.bucket_count_), positions_(other.positions_) {}
   MapSlots(const MapSlots& other, const Alloc& alloc)
-      : items_(other.items_.size(), other.items_.huge_pages(), alloc),
+      : items_(other.items_.size(), other.items_.huge_pages(), alloc,
+               typename Buffer::Uninitialized{}),
         tags_(other.tags_.size(), other.tags_.huge_pages(), alloc),
         bucket_count_(other.bucket_count_),
         positions_(other.positions_) {
@@ -142,7 +146,7 @@ class MapSlots {
         if (other.occupied(pos)) construct(pos, other.tag(pos), other.item(pos));
       }
     } catch (...) {
-      destroy_all();
+      destroy_items();
       throw;
     }
     copy_groups_from(other);  // the summaries, which describe the same placement
@@ -170,7 +174,7 @@ class MapSlots {
     take<std::allocator_traits<Alloc>::propagate_on_container_move_assignment::value>(other);
     return *this;
   }
-  ~MapSlots() { destroy_all(); }
+  ~MapSlots() { destroy_items(); }
 
   // Exchanges the contents; the allocators only when propagate_on_container_swap.
   // REQUIRES: that, or allocators that compare equal (asserted in debug builds).
@@ -188,7 +192,7 @@ class MapSlots {
   template <bool TakeAllocator>
   void take(MapSlots& other) noexcept {
     if (this == &other) return;
-    if constexpr (!std::is_trivially_destructible_v<value_type>) destroy_all();
+    destroy_items();
     items_.template take<TakeAllocator>(other.items_);
     tags_.template take<TakeAllocator>(other.tags_);
     bucket_count_ = std::exchange(other.bucket_count_, 0);
@@ -260,7 +264,7 @@ class MapSlots {
 
   // Constructs an item with tag `tag` in pos from args, whose first bucket is `first`
   // (read only when pos is a table slot). If the construction throws, pos stays
-  // unoccupied (its storage zero bytes again). REQUIRES: !occupied(pos), tag != 0 (map_tag
+  // unoccupied. REQUIRES: !occupied(pos), tag != 0 (map_tag
   // of the item's hash), first the first of its candidate buckets when pos is in the table.
   template <class... Args>
   value_type& emplace(std::size_t pos, std::uint8_t tag, std::uint32_t first, Args&&... args) {
@@ -274,17 +278,9 @@ class MapSlots {
   template <class... Args>
   value_type& construct(std::size_t pos, std::uint8_t tag, Args&&... args) {
     assert(!occupied(pos) && tag != 0);
-    value_type* p;
-    if constexpr (std::is_nothrow_constructible_v<value_type, Args&&...>) {
-      p = ::new (static_cast<void*>(slot_pointer(pos))) value_type(std::forward<Args>(args)...);
-    } else {
-      try {
-        p = ::new (static_cast<void*>(slot_pointer(pos))) value_type(std::forward<Args>(args)...);
-      } catch (...) {
-        zero_storage(pos);  // a member constructed before the throw may have written it
-        throw;
-      }
-    }
+    // If this throws, the tag is still 0: pos stays unoccupied.
+    value_type* p =
+        ::new (static_cast<void*>(slot_pointer(pos))) value_type(std::forward<Args>(args)...);
     tags_.data()[tag_index(pos)] = tag;
     return *p;
   }
@@ -330,14 +326,13 @@ class MapSlots {
       if (source.occupied(pos)) {
         move_item(source, pos, pos, source.tag(pos));
         std::destroy_at(std::launder(source.slot_pointer(pos)));
-        source.zero_storage(pos);
       }
     }
     copy_groups_from(source);  // the tags set above, and the summaries
     source.tags_.fill_zero();
   }
 
-  // Destroys the item in pos and zeroes its storage; first is the item's first bucket,
+  // Destroys the item in pos; first is the item's first bucket,
   // read only when displaced(pos). REQUIRES: occupied(pos).
   void reset(std::size_t pos, std::uint32_t first) noexcept {
     note_removed(pos, first);
@@ -345,7 +340,10 @@ class MapSlots {
   }
 
   // Destroys every item; the positions stay.
-  void clear() noexcept { destroy_all(); }
+  void clear() noexcept {
+    destroy_items();
+    tags_.fill_zero();  // the tags and the summaries
+  }
 
   // ---- Bucket access for the hot paths.
 
@@ -477,12 +475,11 @@ class MapSlots {
         value_type(std::move(old.first), std::move(old.second));
     tags_.data()[tag_index(to)] = t;
   }
-  // Destroys the item in pos and zeroes its storage and tag, leaving the summaries as
-  // they are. REQUIRES: occupied(pos).
+  // Destroys the item in pos and zeroes its tag, leaving the summaries as they are.
+  // REQUIRES: occupied(pos).
   void drop(std::size_t pos) noexcept {
     assert(occupied(pos));
     std::destroy_at(std::launder(slot_pointer(pos)));
-    zero_storage(pos);
     tags_.data()[tag_index(pos)] = 0;
   }
   // Copies other's tag groups (tags and summaries). REQUIRES: the same bucket count.
@@ -524,19 +521,13 @@ class MapSlots {
     return reinterpret_cast<const value_type*>(items_.data()) + pos;
   }
 
-  void zero_storage(std::size_t pos) noexcept {
-    std::memset(static_cast<void*>(slot_pointer(pos)), 0, sizeof(value_type));
-  }
-
-  void destroy_all() noexcept {
-    if constexpr (std::is_trivially_destructible_v<value_type>) {
-      items_.fill_zero();
-      tags_.fill_zero();
-    } else {
+  // Destroys every item (nothing to do for trivially destructible ones), leaving the tags
+  // as they are: for destruction, and for clear(), which zeroes them afterwards.
+  void destroy_items() noexcept {
+    if constexpr (!std::is_trivially_destructible_v<value_type>) {
       for (std::size_t pos = 0; pos < positions_; ++pos) {  // bounded by positions_
-        if (occupied(pos)) drop(pos);
+        if (occupied(pos)) std::destroy_at(std::launder(slot_pointer(pos)));
       }
-      tags_.fill_zero();  // the summaries
     }
   }
 

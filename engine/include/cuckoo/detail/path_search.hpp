@@ -32,6 +32,11 @@
 //     std::uint32_t alt_bucket(std::uint32_t bucket, unsigned slot, std::uint32_t& label) const;
 //         // label is kept in the path (the striped filter: the fingerprint it saw, which
 //         // it validates under the locks before moving)
+//   optionally, a hint that the search will read a bucket (its occupancy and items):
+//     void prefetch(std::uint32_t bucket) const;
+//         // then a node's children are all computed and prefetched before the first is
+//         // checked (buckets of at most kPrefetchedSlots slots): the same nodes in the same
+//         // order, with their lines read in parallel
 //   and, for apply() only:
 //     void move_item(BucketSlot from, BucketSlot to);
 //         // REQUIRES: from occupied, to empty, to.bucket a candidate of the item
@@ -127,10 +132,31 @@ class BucketPathSearch {
     bool done = false;
     if (first_visit(first)) done = push(first, kNone, 0, 0, 0);
     if (!done && first_visit(second)) done = push(second, kNone, 0, 0, 0);
+    // An adapter that can prefetch a bucket (its tags and items) gets a node's children
+    // computed first and all of them prefetched, then checked in order: their lines are
+    // read in parallel, not one child after another. The same nodes, in the same order.
+    constexpr bool kPrefetching = requires { table.prefetch(std::uint32_t{}); };
     // Bounded: head < nodes_.size() <= max_nodes.
     for (std::size_t head = 0; !done && head < nodes_.size(); ++head) {
       const Node node = nodes_[head];
       if (node.depth >= max_length) continue;
+      if constexpr (kPrefetching) {
+        if (slots <= kPrefetchedSlots) {
+          std::array<std::uint32_t, kPrefetchedSlots> children;
+          std::array<std::uint32_t, kPrefetchedSlots> labels{};
+          for (unsigned s = 0; s < slots; ++s) {  // bound: slots <= kPrefetchedSlots
+            children[s] = alt_bucket_of(table, node.bucket, s, labels[s]);
+            table.prefetch(children[s]);
+          }
+          for (unsigned s = 0; s < slots && !done; ++s) {  // bound: slots
+            if (nodes_.size() >= max_nodes) break;
+            if (!first_visit(children[s])) continue;
+            done = push(children[s], static_cast<std::uint32_t>(head), s, node.depth + 1U,
+                        labels[s]);
+          }
+          continue;
+        }
+      }
       for (unsigned s = 0; s < slots && !done; ++s) {  // bound: slots <= 255
         if (nodes_.size() >= max_nodes) break;
         std::uint32_t label = 0;
@@ -165,6 +191,9 @@ class BucketPathSearch {
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffU;
+  // The most slots a bucket may have for the prefetching expansion (larger buckets are
+  // expanded one child at a time).
+  static constexpr unsigned kPrefetchedSlots = 16;
 
   struct Node {
     std::uint32_t bucket;
