@@ -30,6 +30,7 @@
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
@@ -268,20 +269,15 @@ void register_maps(std::uint64_t items) {
         [=](benchmark::State& s) { map_erase_bench<M>(s, items); });
   };
   register_map("cuckoo_map", static_cast<Map*>(nullptr));
-  benchmark::RegisterBenchmark(bench_name({"map", "cuckoo_map", "insert_presized_load60", size}).c_str(),
-                               [=](benchmark::State& s) {
-                                 map_insert_bench<Map>(s, items, Sizing::kPresizedAtPeerLoad);
-                               })
-      ->Iterations(fills)
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark(bench_name({"map", "cuckoo_map", "insert_growing_load60", size}).c_str(),
-                               [=](benchmark::State& s) {
-                                 map_insert_bench<Map>(s, items, Sizing::kGrowingAtPeerLoad);
-                               })
-      ->Iterations(fills)
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
+  for (const auto& [op, sizing] : {std::pair{"insert_presized_load60", Sizing::kPresizedAtPeerLoad},
+                                   std::pair{"insert_growing_load60", Sizing::kGrowingAtPeerLoad}}) {
+    const Sizing planned = sizing;
+    benchmark::RegisterBenchmark(bench_name({"map", "cuckoo_map", op, size}).c_str(),
+                                 [=](benchmark::State& s) { map_insert_bench<Map>(s, items, planned); })
+        ->Iterations(fills)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
   for (const bool hit : {true, false}) {
     benchmark::RegisterBenchmark(
         bench_name({"map", "cuckoo_map", hit ? "find_hit_load60" : "find_miss_load60", size})
