@@ -136,31 +136,24 @@ class BucketPathSearch {
     // computed first and all of them prefetched, then checked in order: their lines are
     // read in parallel, not one child after another. The same nodes, in the same order.
     constexpr bool kPrefetching = requires { table.prefetch(std::uint32_t{}); };
+    const bool ahead = kPrefetching && slots <= kPrefetchedSlots;
+    std::array<std::uint32_t, kPrefetchedSlots> children{};
+    std::array<std::uint32_t, kPrefetchedSlots> labels{};
     // Bounded: head < nodes_.size() <= max_nodes.
     for (std::size_t head = 0; !done && head < nodes_.size(); ++head) {
       const Node node = nodes_[head];
       if (node.depth >= max_length) continue;
-      if constexpr (kPrefetching) {
-        if (slots <= kPrefetchedSlots) {
-          std::array<std::uint32_t, kPrefetchedSlots> children;
-          std::array<std::uint32_t, kPrefetchedSlots> labels{};
-          for (unsigned s = 0; s < slots; ++s) {  // bound: slots <= kPrefetchedSlots
-            children[s] = alt_bucket_of(table, node.bucket, s, labels[s]);
-            table.prefetch(children[s]);
-          }
-          for (unsigned s = 0; s < slots && !done; ++s) {  // bound: slots
-            if (nodes_.size() >= max_nodes) break;
-            if (!first_visit(children[s])) continue;
-            done = push(children[s], static_cast<std::uint32_t>(head), s, node.depth + 1U,
-                        labels[s]);
-          }
-          continue;
+      if (ahead) {
+        for (unsigned s = 0; s < slots; ++s) {  // bound: slots <= kPrefetchedSlots
+          labels[s] = 0;
+          children[s] = alt_bucket_of(table, node.bucket, s, labels[s]);
+          if constexpr (kPrefetching) table.prefetch(children[s]);
         }
       }
       for (unsigned s = 0; s < slots && !done; ++s) {  // bound: slots <= 255
         if (nodes_.size() >= max_nodes) break;
-        std::uint32_t label = 0;
-        const std::uint32_t child = alt_bucket_of(table, node.bucket, s, label);
+        std::uint32_t label = ahead ? labels[s] : 0;
+        const std::uint32_t child = ahead ? children[s] : alt_bucket_of(table, node.bucket, s, label);
         if (!first_visit(child)) continue;  // includes items whose two buckets coincide
         done = push(child, static_cast<std::uint32_t>(head), s, node.depth + 1U, label);
       }
