@@ -20,11 +20,12 @@ if it changes the executable the test runs or is handed, or if the test runs no
 executable of the build at all (a script that reads the sources: always selected).
 
     select_tests.py select --build DIR --labels REGEX --executables A,B,...
-                           --all-executables A,B,... [--only NAME]
+                           --all-executables A,B,... [--only NAME]...
 
 Prints a ctest -I specification ("0,0,0,n1,n2,...") of the tests whose labels match
 REGEX and that are bound to one of the given executables (paths relative to DIR) or
-to none; with --only, just the test of that exact name (if it matches the labels).
+to none; with --only (repeatable), just the tests of those exact names (those that
+match the labels).
 Prints nothing when no test is selected.
 """
 import argparse
@@ -170,8 +171,8 @@ def cmd_select(args):
         if not any(label_re.search(label) for label in labels_of(test)):
             continue
         number += 1
-        if args.only is not None:
-            if test["name"] == args.only:
+        if args.only:
+            if test["name"] in args.only:
                 chosen.append(number)
             continue
         bound = bound_executables(test, every)
@@ -210,7 +211,8 @@ def main():
     p.add_argument("--labels", required=True)
     p.add_argument("--executables", default="", help="the affected executables")
     p.add_argument("--all-executables", required=True)
-    p.add_argument("--only", help="select only the test of this exact name")
+    p.add_argument("--only", action="append", default=[],
+                   help="select only the test of this exact name (repeatable)")
     p.add_argument("--bound-only", action="store_true",
                    help="only the tests bound to one of --executables")
     p.add_argument("--unbound-only", action="store_true",
