@@ -250,17 +250,18 @@ inline std::vector<std::uint8_t> reseal(std::span<const std::uint8_t> input,
 // The round trip of a structure read from `input` and written back as `again`: bytes of
 // the current version come back byte for byte (each format has one encoding per
 // structure); bytes of an older version come back in the current one, read with the
-// older key hash (legacy_key_hash). What failed, or "" (the envelope's version byte is
-// its sixth, after the magic and the kind).
+// older key hash they were written with (older_key_hash: the filters' legacy_key_hash(),
+// a map's key_hash_rule() other than the current one). What failed, or "" (the
+// envelope's version byte is its sixth, after the magic and the kind).
 inline std::string round_trip_problem(std::span<const std::uint8_t> input,
                                       const std::vector<std::uint8_t>& again,
-                                      std::uint8_t current_version, bool legacy_key_hash) {
+                                      std::uint8_t current_version, bool older_key_hash) {
   if (input[5] == current_version) {
     return std::equal(again.begin(), again.end(), input.begin(), input.end())
                ? ""
                : "serialize(deserialize(x)) == x byte for byte";
   }
-  return legacy_key_hash && again[5] == current_version
+  return older_key_hash && again[5] == current_version
              ? ""
              : "bytes of an older version are read with the older key hash and written back "
                "in the current version";

@@ -809,7 +809,7 @@ TEST(CuckooMapSerialization, EqualityIgnoresLayout) {
 struct Forge {
   std::uint8_t version = U64Map::kFormatVersion;
   std::uint8_t slots_per_bucket = 4;
-  std::uint8_t key_hash = 1;  // written from version 2 on: the one-round hash
+  std::uint8_t key_hash = 2;  // written from version 2 on; 2, the product rule, from version 3
   std::uint64_t initial_capacity = 64;
   std::uint64_t max_capacity = 1024;
   std::uint32_t max_path_length = 5;
@@ -1284,6 +1284,52 @@ TEST(CuckooMapStorage, CustomKeyEqualIsHonoured) {
   EXPECT_EQ(*map.find_value("hello"), 1);
   EXPECT_TRUE(map.erase("hELLo"));
   EXPECT_TRUE(map.empty());
+}
+
+// A moved-from map has no table: its lookups take no test for that and read a static
+// empty group instead (MapSlots' kNoGroups). Each of them must find nothing, whatever
+// the key (every tag, both buckets' summaries), and the maps the storage went to, by
+// move construction, move assignment and swap, must answer from their own tables.
+TEST(CuckooMapStorage, AMovedFromMapFindsNothingAndTheTablesItLeftStillAnswer) {
+  constexpr std::uint64_t kKeys = 3000;
+  U64Map source(config_of(93));
+  for (std::uint64_t k = 0; k < kKeys; ++k) ASSERT_EQ(source.insert_outcome(k, k + 1), InsertResult::kInserted);
+  const auto finds_nothing = [&](const U64Map& m, const char* what) {
+    ASSERT_EQ(m.capacity(), 0U) << what;
+    for (std::uint64_t k = 0; k < 2 * kKeys; ++k) {
+      ASSERT_FALSE(m.contains(k)) << what << ", key " << k;
+      ASSERT_EQ(m.find(k), m.end()) << what << ", key " << k;
+      ASSERT_EQ(m.find_value(k), nullptr) << what << ", key " << k;
+      ASSERT_EQ(m.count(k), 0U) << what << ", key " << k;
+    }
+  };
+  const auto holds_every_key = [&](const U64Map& m, const char* what) {
+    ASSERT_EQ(m.size(), kKeys) << what;
+    for (std::uint64_t k = 0; k < kKeys; ++k) {
+      const std::uint64_t* v = m.find_value(k);
+      ASSERT_NE(v, nullptr) << what << ", key " << k;
+      ASSERT_EQ(*v, k + 1) << what << ", key " << k;
+    }
+    ASSERT_FALSE(m.contains(kKeys)) << what;
+  };
+  U64Map constructed(std::move(source));
+  finds_nothing(source, "moved-from by construction");  // NOLINT(bugprone-use-after-move)
+  holds_every_key(constructed, "move-constructed");
+  U64Map assigned(config_of(94));
+  assigned = std::move(constructed);
+  finds_nothing(constructed, "moved-from by assignment");  // NOLINT(bugprone-use-after-move)
+  holds_every_key(assigned, "move-assigned");
+  U64Map swapped(config_of(95));
+  swapped.swap(constructed);  // two maps without tables
+  finds_nothing(swapped, "swapped with a moved-from map");
+  swapped.swap(assigned);
+  holds_every_key(swapped, "swapped");
+  finds_nothing(assigned, "swapped with a moved-from map, then back");
+  // A moved-from map is usable: its next insert allocates a table.
+  EXPECT_EQ(source.insert_outcome(7, 8), InsertResult::kInserted);
+  ASSERT_NE(source.find_value(7), nullptr);
+  EXPECT_EQ(*source.find_value(7), 8U);
+  EXPECT_EQ(source.check_invariants(), "");
 }
 
 // Key 0 and value 0 are ordinary items: the zero bytes of an empty slot never count.

@@ -293,10 +293,11 @@ class CuckooMap {
   /// Both are the defaults of CuckooMapConfig::max_load_percent (max_load_percent()).
   static constexpr unsigned kGrowLoadPercent = kReserveLoadPercent;
   /// Serialization format version (payload documented at serialize()).
-  /// Version 2 added the key hash byte (integer and enum keys under DefaultHasher hashed
-  /// by one mix round, hash.hpp); version 1 bytes are still read, with the two rounds
-  /// they were written with (legacy_key_hash()).
-  static constexpr std::uint8_t kFormatVersion = 2;
+  /// Version 3 added the key hash rule kProduct (integer and enum keys under DefaultHasher
+  /// hashed by two multiply folds, hash.hpp), the rule of every map a constructor builds;
+  /// version 2 added the key hash byte (kOneRound, one mix round); bytes of versions 1
+  /// and 2 are still read, with the rule they were written with (key_hash_rule()).
+  static constexpr std::uint8_t kFormatVersion = 3;
   /// The oldest version deserialize() reads.
   static constexpr std::uint8_t kOldestReadableVersion = 1;
   /// deserialize() refuses tables whose slot array would take more bytes than its
@@ -416,7 +417,7 @@ class CuckooMap {
                                         std::is_nothrow_move_constructible_v<KeyEqual>)
       : config_(other.config_),
         seed_(other.seed_),
-        legacy_key_hash_(other.legacy_key_hash_),
+        key_hash_rule_(other.key_hash_rule_),
         bucket_count_(std::exchange(other.bucket_count_, 0)),
         size_(std::exchange(other.size_, 0)),
         stash_count_(std::exchange(other.stash_count_, 0)),
@@ -444,7 +445,7 @@ class CuckooMap {
     using std::swap;
     swap(config_, other.config_);
     swap(seed_, other.seed_);
-    swap(legacy_key_hash_, other.legacy_key_hash_);
+    swap(key_hash_rule_, other.key_hash_rule_);
     swap(bucket_count_, other.bucket_count_);
     swap(size_, other.size_);
     swap(stash_count_, other.stash_count_);
@@ -922,13 +923,16 @@ class CuckooMap {
   /// The seed in use. It is the configured seed unless a growth had to reseed
   /// (stats().reseeds counts those).
   std::uint64_t seed() const noexcept { return seed_; }
-  /// True for a map read from bytes of format version 1 (or from a later serialization of
-  /// such a map): it hashes every key by seeded_hash, the rule those bytes were written
-  /// with, where a map built by a constructor hashes integer and enum keys under
-  /// DefaultHasher by one mix round (hash.hpp). Copies, moves, swaps, assignments and
-  /// rebuilds carry it. To move such a map to the faster rule, insert its items into a
+  /// How the map hashes integer and enum keys under DefaultHasher (hash.hpp): kProduct
+  /// for a map built by a constructor; for a map read from bytes (or from a later
+  /// serialization of such a map), the rule those bytes were written with: kSeeded for
+  /// format version 1, kOneRound for version 2. Copies, moves, swaps, assignments and
+  /// rebuilds carry it. To move such a map to the current rule, insert its items into a
   /// new map.
-  bool legacy_key_hash() const noexcept { return legacy_key_hash_; }
+  KeyHashRule key_hash_rule() const noexcept { return key_hash_rule_; }
+  /// key_hash_rule() == KeyHashRule::kSeeded: a map read from bytes of format version 1,
+  /// which hashes every key by seeded_hash.
+  bool legacy_key_hash() const noexcept { return key_hash_rule_ == KeyHashRule::kSeeded; }
   /// The validated configuration; config().seed is the seed the map was created with.
   const CuckooMapConfig& config() const noexcept { return config_; }
   /// The counters since construction.
@@ -992,8 +996,9 @@ class CuckooMap {
   /// The map in the shared envelope (kind kCuckooMap, version kFormatVersion). Payload,
   /// little-endian:
   ///   u8  SlotsPerBucket
-  ///   u8  key hash: 1 the one-round hash of integer and enum keys under DefaultHasher,
-  ///       0 seeded_hash for every key (legacy_key_hash(); absent in version 1: 0)
+  ///   u8  key hash (key_hash_rule()): 2 two multiply folds of integer and enum keys under
+  ///       DefaultHasher (from version 3), 1 one mix round of them, 0 seeded_hash for
+  ///       every key (absent in version 1: 0)
   ///   u64 initial_capacity, u64 max_capacity, u32 max_path_length, u64 config seed
   ///   u64 seed in use
   ///   u32 bucket_count
@@ -1052,10 +1057,10 @@ class CuckooMap {
 
   // Restores a deserialized table: config already validated.
   CuckooMap(RestoreTag, const CuckooMapConfig& config, std::uint32_t bucket_count,
-            std::uint64_t seed, bool legacy_key_hash, Hasher hash_fn, KeyEqual equal_fn)
+            std::uint64_t seed, KeyHashRule key_hash_rule, Hasher hash_fn, KeyEqual equal_fn)
       : config_(config),
         seed_(seed),
-        legacy_key_hash_(legacy_key_hash),
+        key_hash_rule_(key_hash_rule),
         bucket_count_(bucket_count),
         slots_(bucket_count, config_.huge_pages),
         hasher_(std::move(hash_fn)),
@@ -1075,11 +1080,10 @@ class CuckooMap {
   [[gnu::always_inline]] std::uint64_t hash_key(const Q& key) const {
     return hash_with(key, seed_);
   }
-  // The key hash (hash.hpp, detail::engine_key_hash): one mix round for integer keys
-  // under DefaultHasher, unless legacy_key_hash().
+  // The key hash (hash.hpp, detail::map_key_hash) under key_hash_rule().
   template <class Q>
   [[gnu::always_inline]] std::uint64_t hash_with(const Q& key, std::uint64_t seed) const {
-    return detail::engine_key_hash(hasher_, key, seed, legacy_key_hash_);
+    return detail::map_key_hash(hasher_, key, seed, key_hash_rule_);
   }
   template <class Q>
   bool holds(std::size_t pos, const Q& key) const {
@@ -1409,8 +1413,8 @@ class CuckooMap {
 
   CuckooMapConfig config_;
   std::uint64_t seed_ = 0;
-  // legacy_key_hash(): set by deserialize() for bytes of format version 1.
-  bool legacy_key_hash_ = false;
+  // key_hash_rule(): set by deserialize() to the rule of the bytes read.
+  KeyHashRule key_hash_rule_ = KeyHashRule::kProduct;
   std::uint32_t bucket_count_ = 0;
   std::size_t size_ = 0;
   std::size_t stash_count_ = 0;

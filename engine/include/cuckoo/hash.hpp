@@ -12,8 +12,9 @@
 // standard hasher collides, and the engines' bucket and fingerprint bits are
 // full-avalanche even where h is the identity (std::hash of an integer on libstdc++).
 // seeded_hash() is the one place that rule lives; every engine calls it (the filters and
-// the maps too, except for integer and enum keys under DefaultHasher, which they hash by
-// one mix round of their own: detail::one_round_key_hash below).
+// the maps too, except for integer and enum keys under DefaultHasher, which the filters
+// hash by one mix round of their own and the maps by two multiply folds: KeyHashRule
+// and detail::one_round_key_hash, detail::product_key_hash below).
 // DefaultHasher takes integers and enums (a strong 64-bit mixer) and byte strings
 // (XXH3), and is transparent: std::string, std::string_view and const char* hash
 // equal, so a map with DefaultHasher and std::equal_to<> (DefaultKeyEqual<std::string>)
@@ -63,6 +64,21 @@
 #endif
 
 namespace cuckoo {
+
+/// How an engine hashes the keys it places by a rule of its own (integer and enum keys
+/// under DefaultHasher; every other key takes seeded_hash under every rule). Serialized
+/// structures record it, and bytes are read with the rule they were written with.
+enum class KeyHashRule : std::uint8_t {
+  /// seeded_hash for every key: filters and maps read from bytes of the first format
+  /// versions (their legacy_key_hash()).
+  kSeeded = 0,
+  /// One mix64 round of the key and the spread seed (detail::one_round_key_hash): the
+  /// filters, and maps read from bytes written before kProduct.
+  kOneRound = 1,
+  /// Two multiply folds of the key and the spread seed (detail::product_key_hash):
+  /// CuckooMap and StripedConcurrentMap.
+  kProduct = 2,
+};
 
 namespace detail {
 
@@ -254,7 +270,65 @@ template <class Key>
   return mix64(k ^ (seed * kSeedSpread));
 }
 
-// The engines' hash of a key: the one-round hash for the keys it takes, unless
+// The multiply fold: the high and low halves of the 128-bit product of a and b, xored.
+[[gnu::always_inline]] constexpr std::uint64_t multiply_fold(std::uint64_t a,
+                                                             std::uint64_t b) noexcept {
+#if defined(__SIZEOF_INT128__)
+  __extension__ using Product = unsigned __int128;  // __extension__: -Wpedantic allows it
+  const Product p = static_cast<Product>(a) * b;
+  return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
+#else
+  // Schoolbook 64 x 64 -> 128 from 32-bit halves.
+  const std::uint64_t a_lo = a & 0xffffffffULL, a_hi = a >> 32;
+  const std::uint64_t b_lo = b & 0xffffffffULL, b_hi = b >> 32;
+  const std::uint64_t ll = a_lo * b_lo, lh = a_lo * b_hi, hl = a_hi * b_lo, hh = a_hi * b_hi;
+  const std::uint64_t mid = (ll >> 32) + (lh & 0xffffffffULL) + (hl & 0xffffffffULL);
+  const std::uint64_t lo = (mid << 32) | (ll & 0xffffffffULL);
+  const std::uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+  return lo ^ hi;
+#endif
+}
+
+// The maps' key hash (KeyHashRule::kProduct) of an integer or enum key:
+//     h = fold(fold(uint64(key) ^ (seed * kSeedSpread), kProductFirst), kProductSecond)
+// where fold(a, b) xors the halves of the 128-bit product a * b. Two multiplies, about 7
+// instructions on x86-64 against mix64's 12, for the lookups of a map, where the hash is
+// a fifth of the work. One fold is not enough for cuckoo placement: the two candidate
+// buckets (the hash's 32-bit halves) of structured keys (multiples of 4096, sequential
+// keys) were correlated, and a table of 2^22 slots filled to its first refused insert at
+// 93.9 % and 96.7 % load against 97.5 % for random keys; with two folds, every key pattern
+// measured (sequential, strided, keys in the high bits only, negative 32-bit integers,
+// Gray codes) reached 97.4-97.5 %, as with mix64. Not a bijection (two keys may share all
+// 64 bits; the map compares keys, so that only places them in the same buckets).
+inline constexpr std::uint64_t kProductFirst = 0x9fb21c651e98df25ULL;
+inline constexpr std::uint64_t kProductSecond = 0xbf58476d1ce4e5b9ULL;
+
+template <class Key>
+[[gnu::always_inline]] constexpr std::uint64_t product_key_hash(Key key,
+                                                                std::uint64_t seed) noexcept {
+  std::uint64_t k;
+  if constexpr (std::is_enum_v<Key>) {
+    k = static_cast<std::uint64_t>(static_cast<std::underlying_type_t<Key>>(key));
+  } else {
+    k = static_cast<std::uint64_t>(key);
+  }
+  return multiply_fold(multiply_fold(k ^ (seed * kSeedSpread), kProductFirst), kProductSecond);
+}
+
+// The maps' hash of a key under `rule`: the rule's own hash for the keys it takes
+// (integers and enums under DefaultHasher), seeded_hash for every other key.
+template <class H, class Key>
+[[gnu::always_inline]] constexpr std::uint64_t map_key_hash(const H& h, const Key& key,
+                                                            std::uint64_t seed,
+                                                            KeyHashRule rule) noexcept {
+  if constexpr (OneRoundKey<H, Key>) {
+    if (rule == KeyHashRule::kProduct) [[likely]] return product_key_hash(key, seed);
+    if (rule == KeyHashRule::kOneRound) return one_round_key_hash(key, seed);
+  }
+  return seeded_hash(h, key, seed);
+}
+
+// The filters' hash of a key: the one-round hash for the keys it takes, unless
 // `legacy` (a structure read from bytes of the older rule), else seeded_hash.
 template <class H, class Key>
 [[gnu::always_inline]] constexpr std::uint64_t engine_key_hash(const H& h, const Key& key,

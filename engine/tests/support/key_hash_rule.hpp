@@ -1,9 +1,9 @@
-// Test support for the one-round key hash (hash.hpp, detail::one_round_key_hash) and the
-// serialized forms that record it: the rule written out as the format documents it, so
-// that a change of the engine's constant or formula (which would move every stored item
-// of every serialized filter and map) fails the tests that compare with it; and the
-// envelope's payload taken out and sealed again, to rewrite bytes as an older format
-// version wrote them.
+// Test support for the key hash rules (hash.hpp, KeyHashRule: detail::one_round_key_hash,
+// detail::product_key_hash) and the serialized forms that record them: each rule written
+// out as the formats document it, so that a change of the engine's constants or formula
+// (which would move every stored item of every serialized filter and map) fails the
+// tests that compare with it; and the envelope's payload taken out and sealed again, to
+// rewrite bytes as an older format version wrote them.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,23 @@ inline std::uint64_t documented_one_round(std::uint64_t key, std::uint64_t seed)
   x *= 0x94d049bb133111ebULL;
   x ^= x >> 31;
   return x;
+}
+
+// The maps' rule (KeyHashRule::kProduct, detail::product_key_hash) spelled out: x =
+// key ^ (seed * 0xd6e8feb86659fd93), then x = hi ^ lo of the 128-bit product
+// x * 0x9fb21c651e98df25, then the same with 0xbf58476d1ce4e5b9, the 128-bit products
+// built from 32-bit halves (not the engine's __int128).
+inline std::uint64_t documented_product(std::uint64_t key, std::uint64_t seed) {
+  const auto fold = [](std::uint64_t a, std::uint64_t b) {
+    const std::uint64_t a0 = a & 0xffffffffULL, a1 = a >> 32, b0 = b & 0xffffffffULL, b1 = b >> 32;
+    const std::uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    const std::uint64_t carry = ((p00 >> 32) + (p01 & 0xffffffffULL) + (p10 & 0xffffffffULL)) >> 32;
+    const std::uint64_t lo = a * b;
+    const std::uint64_t hi = p11 + (p01 >> 32) + (p10 >> 32) + carry;
+    return lo ^ hi;
+  };
+  return fold(fold(key ^ (seed * 0xd6e8feb86659fd93ULL), 0x9fb21c651e98df25ULL),
+              0xbf58476d1ce4e5b9ULL);
 }
 
 // The payload of serialized bytes (between the envelope's header and its checksum).

@@ -19,7 +19,7 @@ CUCKOO_MAP& CUCKOO_MAP::operator=(const CuckooMap& other) {
                      : Slots(other.slots_, slots_.allocator());
     config_ = other.config_;
     seed_ = other.seed_;
-    legacy_key_hash_ = other.legacy_key_hash_;
+    key_hash_rule_ = other.key_hash_rule_;
     bucket_count_ = other.bucket_count_;
     size_ = other.size_;
     stash_count_ = other.stash_count_;
@@ -59,7 +59,7 @@ CUCKOO_MAP& CUCKOO_MAP::operator=(CuckooMap&& other) noexcept(
     }
     config_ = other.config_;
     seed_ = other.seed_;
-    legacy_key_hash_ = other.legacy_key_hash_;
+    key_hash_rule_ = other.key_hash_rule_;
     bucket_count_ = std::exchange(other.bucket_count_, 0);
     size_ = std::exchange(other.size_, 0);
     stash_count_ = std::exchange(other.stash_count_, 0);

@@ -28,7 +28,11 @@ inline auto CUCKOO_MAP::slot_among(std::uint32_t bucket, unsigned candidates,
 CUCKOO_MAP_TEMPLATE
 template <class Q>
 inline auto CUCKOO_MAP::position_of(const Q& key, std::uint64_t hash) const -> std::size_t {
-  if (size_ == 0) return kNoPosition;  // also covers a moved-from map (no buckets)
+  // No test for an empty or moved-from map: a map with no buckets maps every key to
+  // bucket 0 of MapSlots' static empty group (kNoGroups), which matches no tag and names
+  // none in its summary, and its stash is empty. A prefetch of its null item array
+  // cannot fault.
+  assert(slots_.bucket_count() == bucket_count_);
   const detail::MapBucketPair pair = detail::map_buckets(hash, bucket_count_);
   // The first bucket's tags and items load in parallel: a hit there then waits for one
   // round of misses, not for a tag and then an item (prefetching the tags alone made

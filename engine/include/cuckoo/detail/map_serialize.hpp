@@ -17,7 +17,7 @@ std::vector<std::uint8_t> CUCKOO_MAP::serialize() const
 {
   detail::ByteWriter w;
   w.u8(static_cast<std::uint8_t>(SlotsPerBucket));
-  detail::write_key_hash_rule(w, legacy_key_hash_);
+  w.u8(static_cast<std::uint8_t>(key_hash_rule_));
   w.u64(config_.initial_capacity);
   w.u64(config_.max_capacity);
   w.u32(config_.max_path_length);
@@ -48,8 +48,18 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
   detail::require_config(slots_per_bucket == SlotsPerBucket, "slots_per_bucket",
                          "is " + std::to_string(slots_per_bucket) + ", this map type has " +
                              std::to_string(SlotsPerBucket));
-  // Before version 2 every key was hashed by seeded_hash (legacy_key_hash()).
-  const bool legacy_key_hash = version >= 2 ? detail::read_legacy_key_hash(r) : true;
+  // Before version 2 every key was hashed by seeded_hash; version 2 knew rules 0 and 1.
+  KeyHashRule key_hash_rule = KeyHashRule::kSeeded;
+  if (version >= 2) {
+    const unsigned rule = r.u8("key hash");
+    const unsigned newest = version >= 3 ? 2U : 1U;
+    detail::require_config(
+        rule <= newest, "key hash",
+        "is " + std::to_string(rule) + "; version " + std::to_string(version) +
+            " allows 0 (seeded_hash for every key), 1 (one mix round for integer keys)" +
+            (newest >= 2 ? " or 2 (two multiply folds for integer keys)" : ""));
+    key_hash_rule = static_cast<KeyHashRule>(rule);
+  }
   CuckooMapConfig config;
   const std::uint64_t initial_capacity = r.u64("initial_capacity");
   const std::uint64_t max_capacity = r.u64("max_capacity");
@@ -99,7 +109,7 @@ CUCKOO_MAP CUCKOO_MAP::deserialize(std::span<const std::uint8_t> bytes, Hasher h
                              "item_count " + std::to_string(item_count) + " exceeds the " +
                                  std::to_string(positions) + " slots");
 
-  CuckooMap map(RestoreTag{}, config, bucket_count, seed, legacy_key_hash, std::move(hash_fn),
+  CuckooMap map(RestoreTag{}, config, bucket_count, seed, key_hash_rule, std::move(hash_fn),
                 std::move(equal_fn));
   const std::size_t table_slots = map.table_slots();
   std::uint64_t next_position = 0;

@@ -126,18 +126,20 @@ class MapSlots {
       : items_(position_count_for(bucket_count) * sizeof(value_type), huge_pages, alloc,
                typename Buffer::Uninitialized{}),
         tags_(tag_bytes_for(bucket_count), huge_pages, alloc),
+        groups_(groups_of(tags_)),
         bucket_count_(bucket_count),
         positions_(position_count_for(bucket_count)) {}
 
   // A deep copy of other whose memory comes from alloc.
   MapSlots(const MapSlots& other, const Alloc& alloc)
     requires kTrivialItems
-      : items_(other.items_, alloc), tags_(other.tags_, alloc),
+      : items_(other.items_, alloc), tags_(other.tags_, alloc), groups_(groups_of(tags_)),
         bucket_count_(other.bucket_count_), positions_(other.positions_) {}
   MapSlots(const MapSlots& other, const Alloc& alloc)
       : items_(other.items_.size(), other.items_.huge_pages(), alloc,
                typename Buffer::Uninitialized{}),
         tags_(other.tags_.size(), other.tags_.huge_pages(), alloc),
+        groups_(groups_of(tags_)),
         bucket_count_(other.bucket_count_),
         positions_(other.positions_) {
     std::size_t pos = 0;
@@ -165,6 +167,7 @@ class MapSlots {
   MapSlots(MapSlots&& other) noexcept
       : items_(std::move(other.items_)),
         tags_(std::move(other.tags_)),
+        groups_(std::exchange(other.groups_, kNoGroups)),
         bucket_count_(std::exchange(other.bucket_count_, 0)),
         positions_(std::exchange(other.positions_, 0)) {}
   // Takes other's memory, and its allocator when propagate_on_container_move_assignment.
@@ -181,6 +184,7 @@ class MapSlots {
   void swap(MapSlots& other) noexcept {
     items_.swap(other.items_);
     tags_.swap(other.tags_);
+    std::swap(groups_, other.groups_);
     std::swap(bucket_count_, other.bucket_count_);
     std::swap(positions_, other.positions_);
   }
@@ -195,6 +199,7 @@ class MapSlots {
     destroy_items();
     items_.template take<TakeAllocator>(other.items_);
     tags_.template take<TakeAllocator>(other.tags_);
+    groups_ = std::exchange(other.groups_, kNoGroups);
     bucket_count_ = std::exchange(other.bucket_count_, 0);
     positions_ = std::exchange(other.positions_, 0);
   }
@@ -427,8 +432,10 @@ class MapSlots {
   static constexpr std::size_t tag_index(std::size_t pos) noexcept {
     return pos / B * kGroupBytes + pos % B;
   }
+  // Reads go through groups_ (the same bytes as tags_, or kNoGroups for a storage with
+  // no buckets); writes need buckets and go to tags_.
   const std::uint8_t* group(std::uint32_t bucket) const noexcept {
-    return tags_.data() + std::size_t{bucket} * kGroupBytes;
+    return groups_ + std::size_t{bucket} * kGroupBytes;
   }
   std::uint8_t* group(std::uint32_t bucket) noexcept {
     return tags_.data() + std::size_t{bucket} * kGroupBytes;
@@ -531,8 +538,17 @@ class MapSlots {
     }
   }
 
+  // The tag groups a storage without buckets or stash (a moved-from map's) is read
+  // through: bucket 0 of it holds no tag and an empty summary, so that a lookup in such a
+  // map matches nothing and needs no test for it (CuckooMap::position_of). Never written.
+  alignas(8) static constexpr std::uint8_t kNoGroups[kGroupBytes] = {};
+  static const std::uint8_t* groups_of(const Buffer& tags) noexcept {
+    return tags.data() != nullptr ? tags.data() : kNoGroups;
+  }
+
   Buffer items_;  // positions_ * sizeof(value_type) bytes
   Buffer tags_;   // tag_bytes_for(bucket_count_) bytes: a group per bucket and stash group
+  const std::uint8_t* groups_ = kNoGroups;  // tags_.data(), or kNoGroups when it is null
   std::uint32_t bucket_count_ = 0;
   std::size_t positions_ = 0;
 };

@@ -130,7 +130,8 @@ inline void require_consistent(bool ok, const std::string& message) {
   if (!ok) throw DeserializeError(DeserializeErrc::kInconsistent, message);
 }
 
-// The key hash byte of the filter and map formats (hash.hpp, detail::engine_key_hash):
+// The key hash byte of the filter formats (hash.hpp, detail::engine_key_hash; the map
+// writes KeyHashRule itself, map_serialize.hpp):
 // 1 the one-round hash of integer and enum keys under DefaultHasher, 0 seeded_hash for
 // every key, the rule of the bytes written before the byte existed (legacy_key_hash()).
 inline void write_key_hash_rule(ByteWriter& w, bool legacy_key_hash) {

@@ -750,9 +750,12 @@ class StripedMapWithFault {
     return static_cast<std::uint32_t>(config_.max_capacity / SlotsPerBucket);
   }
 
-  // The key hash (hash.hpp, detail::engine_key_hash): one mix round for integer keys
-  // under DefaultHasher (this map is never serialized, so there is no older rule).
-  std::uint64_t hash_key(const K& key) const { return engine_key_hash(hasher_, key, seed_, false); }
+  // The key hash (hash.hpp, detail::map_key_hash): CuckooMap's rule, two multiply folds
+  // for integer keys under DefaultHasher (this map is never serialized, so there is no
+  // older rule).
+  std::uint64_t hash_key(const K& key) const {
+    return map_key_hash(hasher_, key, seed_, KeyHashRule::kProduct);
+  }
   void count(Counter c) const noexcept { counters_.add(c); }
 
   // REQUIRES: some stripe held (then table_ cannot change).
