@@ -15,6 +15,10 @@
 //   map/cuckoo_map/insert_growing_load60/N
 //       insert_growing into a CuckooMap planned for 60 % load, which doubles once it is
 //       60 % full instead of 90 % (for N = 10M it ends in the same table as the default)
+//   map/cuckoo_map/{find_hit_huge_pages,find_miss_huge_pages}/N
+//       find_hit and find_miss in a CuckooMap reserved as the default rows' with
+//       CuckooMapConfig::huge_pages (its arrays advised to transparent huge pages; the
+//       peers' arrays are not)
 //   ycsb/{classic,smart}/I-L-U/C
 //       ClassicCuckoo against SmartCuckoo on the YCSB-style mixes of the SmartCuckoo paper
 //       (insert/lookup/update percent), Zipf(0.99) lookups and updates, in a table of
@@ -68,7 +72,8 @@ std::string bench_name(std::initializer_list<std::string_view> parts) {
 // ends at 60 % load, the load absl's and libcuckoo's reserve(items) end at here (a power of
 // two of slots); by default reserve(items) plans for 90 % (kReserveLoadPercent).
 // kGrowingAtPeerLoad (CuckooMap only): planned for 60 % load and grown from empty.
-enum class Sizing { kPresized, kGrowing, kPresizedAtPeerLoad, kGrowingAtPeerLoad };
+// kPresizedHugePages (CuckooMap only): as kPresized, with CuckooMapConfig::huge_pages.
+enum class Sizing { kPresized, kGrowing, kPresizedAtPeerLoad, kGrowingAtPeerLoad, kPresizedHugePages };
 constexpr unsigned kPeerLoadPercent = 60;
 
 // Adapters so one fill and one lookup loop serve both maps.
@@ -79,6 +84,7 @@ std::unique_ptr<Map> make_map(std::uint64_t items, Sizing sizing) {
   if (sizing == Sizing::kPresizedAtPeerLoad || sizing == Sizing::kGrowingAtPeerLoad) {
     c.max_load_percent = kPeerLoadPercent;
   }
+  c.huge_pages = sizing == Sizing::kPresizedHugePages;
   auto m = std::make_unique<Map>(c);
   if (!growing && !m->reserve(items)) throw std::bad_alloc();
   return m;
@@ -160,12 +166,14 @@ void map_insert_bench(benchmark::State& state, std::uint64_t items, Sizing sizin
   if (sizing == Sizing::kPresized) map_cache<M>().put(items, 0, std::move(m));
 }
 
-// sizing: kPresized, or kPresizedAtPeerLoad (CuckooMap only: the lookups at the load
-// absl's reserve(items) ends at, cached apart).
+// sizing: kPresized, or kPresizedAtPeerLoad or kPresizedHugePages (CuckooMap only: the
+// lookups at the load absl's reserve(items) ends at, or in huge pages; each cached apart).
 template <class M>
 void map_find_bench(benchmark::State& state, std::uint64_t items, bool hit,
                     Sizing sizing = Sizing::kPresized) {
-  const unsigned variant = sizing == Sizing::kPresizedAtPeerLoad ? 1 : 0;
+  const unsigned variant = sizing == Sizing::kPresizedAtPeerLoad   ? 1
+                           : sizing == Sizing::kPresizedHugePages ? 2
+                                                                   : 0;
   const M& m = map_cache<M>().get(items, variant, [&] {
     auto built = make_for(static_cast<const M*>(nullptr), items, sizing);
     for (std::uint64_t i = 0; i < items; ++i) map_insert(*built, key_at(kInsertedStream, i));
@@ -284,6 +292,16 @@ void register_maps(std::uint64_t items) {
             .c_str(),
         [=](benchmark::State& s) {
           map_find_bench<Map>(s, items, hit, Sizing::kPresizedAtPeerLoad);
+        })
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const bool hit : {true, false}) {
+    benchmark::RegisterBenchmark(
+        bench_name({"map", "cuckoo_map", hit ? "find_hit_huge_pages" : "find_miss_huge_pages",
+                    size})
+            .c_str(),
+        [=](benchmark::State& s) {
+          map_find_bench<Map>(s, items, hit, Sizing::kPresizedHugePages);
         })
         ->Unit(benchmark::kMillisecond);
   }

@@ -344,6 +344,12 @@ def map_rows(t, B):
                           "reserve(n)), the peers' load", ns_per_op(low), "ns/op", label, vb,
                           f"<= {same}x" if same else None,
                           (ns_per_op(low) <= same * vb) if same else None)
+                # Context, no target: the same lookups in a map whose arrays are advised
+                # to transparent huge pages (CuckooMapConfig::huge_pages; off by default).
+                huge = B.get(f"map/cuckoo_map/{op}_huge_pages/{size}")
+                if op in ("find_hit", "find_miss") and peer != "unordered_map" and huge:
+                    t.row(f"{op.replace('_', ' ')}, huge pages (huge_pages = true)",
+                          ns_per_op(huge), "ns/op", label, vb)
                 # Context, no target: growing from empty with growth at 60 % load instead
                 # of 90 % (fewer items moved per doubling, no inserts at 60-90 % load).
                 grow_low = B.get(f"map/cuckoo_map/insert_growing_load60/{size}")

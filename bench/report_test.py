@@ -107,6 +107,21 @@ def map_vs_absl():
     check("growing at 60 % has its ratio", cells(grown[1])[4] if len(grown) > 1 else None,
           "1.25")
     check("growing at 60 % has no target", cells(grown[1])[-1] if len(grown) > 1 else None, "")
+    # Lookups in huge pages: context rows with their ratio, no target; the targets stay on
+    # the default rows.
+    for op in ("find_hit", "find_miss"):
+        _, out = run([bench(f"map/cuckoo_map/{op}/10M", ns=200),
+                      bench(f"map/cuckoo_map/{op}_huge_pages/10M", ns=150),
+                      bench(f"map/absl_flat_hash_map/{op}/10M", ns=100)])
+        section = out.split("vs absl::flat_hash_map")[1].split("| **")[0]
+        rows = [line for line in section.splitlines()
+                if line.startswith(f"| {op.replace('_', ' ')}")]
+        check(f"rows of {op}", len(rows), 2)
+        check(f"{op} keeps the target", cells(rows[0])[-1] if rows else None, "MISSED")
+        check(f"{op} in huge pages has its ratio", cells(rows[1])[4] if len(rows) > 1 else None,
+              "1.5")
+        check(f"{op} in huge pages has no target",
+              cells(rows[1])[-1] if len(rows) > 1 else None, "")
 
 
 def striped_map_vs_libcuckoo():
