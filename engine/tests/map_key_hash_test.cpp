@@ -72,6 +72,14 @@ bool holds_all(const M& m, std::uint64_t n) {
   return m.size() == n;
 }
 
+// Inserts keys n, n + 1, ... (mapped to k * 3) until m has four times its buckets;
+// returns the key after the last one inserted.
+std::uint64_t grow_fourfold(Map& m, std::uint64_t n) {
+  const std::uint32_t buckets = m.bucket_count();
+  for (; m.bucket_count() < 4 * buckets; ++n) m.insert_or_assign(n, n * 3);
+  return n;
+}
+
 TEST(MapKeyHash, IntegerKeysArePlacedByTheDocumentedProductRule) {
   const std::uint64_t seed = cuckoo::test::test_seed(0xabc);
   SCOPED_TRACE(cuckoo::test::seed_note(seed, kProgram));
@@ -151,9 +159,7 @@ TEST(MapKeyHash, VersionOneBytesAreReadWithTheSeededHashTheyWereWrittenWith) {
   EXPECT_TRUE(holds_all(swapped, kItems));
   // Growth rebuilds by the same rule.
   Map grown = m;
-  const std::uint32_t buckets = grown.bucket_count();
-  std::uint64_t n = kItems;
-  for (; grown.bucket_count() < 4 * buckets; ++n) grown.insert_or_assign(n, n * 3);
+  const std::uint64_t n = grow_fourfold(grown, kItems);
   EXPECT_TRUE(holds_all(grown, n));
   EXPECT_EQ(grown.check_invariants(), "");
   // Written again: the current version with the key hash byte 0, read back the same.
@@ -250,9 +256,7 @@ TEST(MapKeyHash, VersionTwoBytesAreReadWithTheOneRoundRuleTheyWereWrittenWith) {
   EXPECT_TRUE(holds_all(swapped, kItems));
   // Growth rebuilds by the same rule.
   Map grown = m;
-  const std::uint32_t buckets = grown.bucket_count();
-  std::uint64_t n = kItems;
-  for (; grown.bucket_count() < 4 * buckets; ++n) grown.insert_or_assign(n, n * 3);
+  const std::uint64_t n = grow_fourfold(grown, kItems);
   EXPECT_TRUE(holds_all(grown, n));
   EXPECT_EQ(grown.check_invariants(), "");
   EXPECT_EQ(grown.key_hash_rule(), KeyHashRule::kOneRound);

@@ -256,18 +256,22 @@ template <class Hasher, class Key>
 concept OneRoundKey =
     std::is_same_v<Hasher, DefaultHasher> && (std::integral<Key> || std::is_enum_v<Key>);
 
-// The one-round key hash of an integer or enum key (enums by their underlying value, as
-// DefaultHasher takes them).
+// An integer or enum key as the 64-bit word the key hash rules take (enums by their
+// underlying value, as DefaultHasher takes them; signed values sign-extended).
+template <class Key>
+[[gnu::always_inline]] constexpr std::uint64_t key_word(Key key) noexcept {
+  if constexpr (std::is_enum_v<Key>) {
+    return static_cast<std::uint64_t>(static_cast<std::underlying_type_t<Key>>(key));
+  } else {
+    return static_cast<std::uint64_t>(key);
+  }
+}
+
+// The one-round key hash of an integer or enum key.
 template <class Key>
 [[gnu::always_inline]] constexpr std::uint64_t one_round_key_hash(Key key,
                                                                   std::uint64_t seed) noexcept {
-  std::uint64_t k;
-  if constexpr (std::is_enum_v<Key>) {
-    k = static_cast<std::uint64_t>(static_cast<std::underlying_type_t<Key>>(key));
-  } else {
-    k = static_cast<std::uint64_t>(key);
-  }
-  return mix64(k ^ (seed * kSeedSpread));
+  return mix64(key_word(key) ^ (seed * kSeedSpread));
 }
 
 // The multiply fold: the high and low halves of the 128-bit product of a and b, xored.
@@ -306,13 +310,8 @@ inline constexpr std::uint64_t kProductSecond = 0xbf58476d1ce4e5b9ULL;
 template <class Key>
 [[gnu::always_inline]] constexpr std::uint64_t product_key_hash(Key key,
                                                                 std::uint64_t seed) noexcept {
-  std::uint64_t k;
-  if constexpr (std::is_enum_v<Key>) {
-    k = static_cast<std::uint64_t>(static_cast<std::underlying_type_t<Key>>(key));
-  } else {
-    k = static_cast<std::uint64_t>(key);
-  }
-  return multiply_fold(multiply_fold(k ^ (seed * kSeedSpread), kProductFirst), kProductSecond);
+  return multiply_fold(multiply_fold(key_word(key) ^ (seed * kSeedSpread), kProductFirst),
+                       kProductSecond);
 }
 
 // The maps' hash of a key under `rule`: the rule's own hash for the keys it takes
