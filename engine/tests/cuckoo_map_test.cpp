@@ -1325,6 +1325,17 @@ TEST(CuckooMapStorage, AMovedFromMapFindsNothingAndTheTablesItLeftStillAnswer) {
   swapped.swap(assigned);
   holds_every_key(swapped, "swapped");
   finds_nothing(assigned, "swapped with a moved-from map, then back");
+  // Buckets of 8 items span two cache lines: the lookup prefetches both, from the null
+  // item array of a moved-from map too (no pointer arithmetic on null: clang's UBSan,
+  // in the fuzz lane, reports it).
+  CuckooMap<std::uint64_t, std::uint64_t, 8> wide(config_of(96));
+  for (std::uint64_t k = 0; k < kKeys; ++k) ASSERT_EQ(wide.insert_outcome(k, k), InsertResult::kInserted);
+  const CuckooMap<std::uint64_t, std::uint64_t, 8> wide_to(std::move(wide));
+  ASSERT_EQ(wide.capacity(), 0U);  // NOLINT(bugprone-use-after-move): moved-from is valid
+  for (std::uint64_t k = 0; k < 2 * kKeys; ++k) {
+    ASSERT_FALSE(wide.contains(k)) << "8-slot buckets, moved-from, key " << k;
+    ASSERT_EQ(wide_to.contains(k), k < kKeys) << "8-slot buckets, key " << k;
+  }
   // A moved-from map is usable: its next insert allocates a table.
   EXPECT_EQ(source.insert_outcome(7, 8), InsertResult::kInserted);
   ASSERT_NE(source.find_value(7), nullptr);

@@ -413,7 +413,12 @@ class MapSlots {
     const auto* first = reinterpret_cast<const char*>(slot_pointer(std::size_t{bucket} * B));
     prefetch_kept(first);
     if constexpr (sizeof(value_type) * B > Buffer::kCacheLineBytes) {
-      prefetch_kept(first + sizeof(value_type) * B - 1);
+      // The bucket's last byte, from the integer address: a storage without buckets (a
+      // moved-from map's lookups read bucket 0 of it) has a null item array, and null
+      // plus an offset is undefined (clang's UBSan reports it); a prefetch never faults.
+      const std::uintptr_t last =
+          reinterpret_cast<std::uintptr_t>(first) + sizeof(value_type) * B - 1;
+      prefetch_kept(reinterpret_cast<const char*>(last));
     }
   }
 
