@@ -501,6 +501,34 @@ TEST(StripedMapExplored, ALookupRetriedAfterAnEraseAnswersOnlyFromItsRetry) {
       << reach->describe();
 }
 
+// The same race under the memory model with two stale reads. The lookup reads K's word
+// and key, the writer erases K and inserts J into K's slot, then the lookup reads the
+// value (J's) and re-reads both stripe versions. Its slot loads are acquire loads, so
+// reading a value stored inside the writer's critical section makes that section's
+// locking happen-before the re-reads: neither version may read its value from before
+// it. With relaxed slot loads nothing orders them, both versions (K's two stripes, each
+// moved on by the erase) may be read stale, and validation accepts K -> 2. One
+// preemption reaches it (the writer runs whole between the key read and the value read);
+// the two stale reads are what the single-stale-read test above cannot spend.
+TEST(StripedMapExplored, ALookupThatReadsAWritersValueCannotValidateAgainstOlderVersions) {
+  static_assert(WatchedMap::kAtomicItems, "the scenario is about lock-free lookups");
+  const EraseRace r = find_erase_race();
+  ASSERT_NE(r.key, 0U) << "no key has a second key that takes its slot once it is erased";
+  auto reach = std::make_shared<RetryReach>();
+  ex::Options options = weak_memory();
+  options.max_stale_reads = 2;
+  const unsigned bound = long_lane() ? 2 : 1;
+  const ex::Result b =
+      ex::bounded(erase_during_lookup(r, reach), bound, long_lane() ? 1'000'000 : 100'000, options);
+  report("lookup retried after an erase, two stale reads, bounded(" + std::to_string(bound) + ")", b);
+  std::printf("[explore]   %s\n", reach->describe().c_str());
+  EXPECT_FALSE(b.failed) << b.message;
+  EXPECT_TRUE(b.complete) << b.summary();
+  EXPECT_GT(reach->retried_empty, 0U)
+      << "no execution had a lookup read the key, fail validation and come back empty lock-free: "
+      << reach->describe();
+}
+
 TEST(StripedMapExplored, ALookupThatKeepsOverlappingAWriterTakesTheStripes) {
   const EraseRace r = find_erase_race();
   ASSERT_NE(r.key, 0U);
