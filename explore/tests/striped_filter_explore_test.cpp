@@ -15,9 +15,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cuckoo/detail/concurrent_filter_table.hpp"
 #include "cuckoo/detail/striped_filter.hpp"
 #include "cuckoo/explore/scheduler.hpp"
 #include "cuckoo/explore/sync.hpp"
@@ -277,6 +279,75 @@ TEST(StripedFilterExplored, CatchesUnvalidatedOptimisticReads) {
   const ex::Result r = ex::bounded(lookup_during_hop<UnvalidatedReads>(moved), 2, 1'000'000);
   report("unvalidated reads bounded(2)", r);
   EXPECT_TRUE(r.failed) << "the broken variant passed: " << r.summary();
+}
+
+// ---- The stash's lock-free reads ---------------------------------------------------------
+//
+// The stash (detail/concurrent_filter_table.hpp, BasicConcurrentStash) is read by lookups
+// without its lock: try_contains() reads the lock's version (acquire), the count and
+// the entries (relaxed), fences (acquire) and reads the version again (relaxed); a
+// writer fences (release) right after taking the lock. The stash holds A and X; the
+// writer removes A, which moves X down to entry 0, clears entry 1 and sets the count to
+// 1; the reader asks for X until it gets an answer, which must be "present" (X is in the
+// stash throughout). A read that takes the new count with A's fingerprint still in
+// entry 0 misses X, and must fail validation: the count it read was stored after the
+// writer's release fence, so its acquire fence makes the writer's locking happen-before
+// the version re-read. Reaching that read takes one preemption (the writer runs whole
+// inside the read) and two stale reads (entry 0's fingerprint, then the version).
+using Stash = cuckoo::detail::BasicConcurrentStash<ex::Sync>;
+
+struct StashShared {
+  Stash stash;
+  unsigned answers = 0;
+};
+
+constexpr cuckoo::CuckooFilterPlacement kStashA{0, 1, 7};
+constexpr cuckoo::CuckooFilterPlacement kStashX{2, 3, 9};
+
+ex::Scenario stash_shift_during_read() {
+  return [] {
+    auto s = std::make_shared<StashShared>();
+    {
+      Stash::Locked fill(s->stash);  // outside the exploration: plain atomics
+      fill.add(kStashA);
+      fill.add(kStashX);
+    }
+    ex::Execution e;
+    e.state = s;
+    e.threads.push_back([s] {
+      Stash::Locked writer(s->stash);
+      writer.remove(0);
+    });
+    e.threads.push_back([s] {
+      ex::Sync::SpinWait spin;
+      for (;;) {  // bound: the scheduler's step bound
+        const std::optional<bool> found = s->stash.try_contains(kStashX);
+        if (found.has_value()) {
+          ex::require(*found, "a lock-free stash read that validated missed an entry present throughout");
+          ++s->answers;
+          return;
+        }
+        spin.wait();
+      }
+    });
+    e.check = [s]() -> std::string {
+      if (s->answers != 1) return "the reader did not answer";
+      const Stash::ReadLocked after(s->stash);
+      if (after.size() != 1 || !(after[0] == kStashX)) return "the stash after the remove is not {X}";
+      return {};
+    };
+    return e;
+  };
+}
+
+TEST(StripedFilterExplored, AStashReadNeverValidatesHalfOfAShift) {
+  ex::Options options;
+  options.max_stale_reads = long_lane() ? 3 : 2;
+  const unsigned bound = long_lane() ? 2 : 1;
+  const ex::Result r = ex::bounded(stash_shift_during_read(), bound, 1'000'000, options);
+  report(("stash read against a shifting remove, bounded(" + std::to_string(bound) + "), stale reads").c_str(), r);
+  EXPECT_FALSE(r.failed) << r.message;
+  EXPECT_TRUE(r.complete) << r.summary();
 }
 
 TEST(StripedFilterExplored, CatchesUnvalidatedPathHops) {
