@@ -310,8 +310,96 @@ TEST(AdapterAttribution, AKeyLostByASuccessfulInsertIsC1NotTheRefusalThatShowedI
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->claim, "C1") << v->expected;
   EXPECT_EQ(v->op_index, 8U);  // still shown where it became visible
-  EXPECT_TRUE(has(v->expected, "key 1 was lost during op 4 'insert 5', which answered inserted"))
+  // Op 5 is the trace's fifth op ('insert 5'), numbered from 1 as the trace file and the
+  // summary number them (the violation's op_index counts from 0).
+  EXPECT_TRUE(has(v->expected, "key 1 was lost during op 5 'insert 5', which answered inserted"))
       << v->expected;
+  EXPECT_EQ(cuckoo::model::to_string(fill_then_refuse().entries[4].op), "insert 5");
+}
+
+// A filter of at most 2 copies a key that, on its 4th successful insert, loses one copy
+// of the key stored twice (a kick that moves it where lookups never look) while the key
+// is still found through its other copy. Its limit check counts the copies it can see, so
+// a later insert of that key past the limit is stored: the checker sees a C5 answer
+// (expected duplicate_limit, got inserted), which the insert that lost the copy caused.
+// `kLosing` false: the same filter with no loss and a limit of 3 (a wrong limit, C5).
+template <bool kLosing>
+struct CopyLossFilterAdapter {
+  std::multiset<std::uint64_t> items;
+  std::uint64_t successes = 0;
+  std::uint64_t lost = 0;  // counted in the size
+  cuckoo::InsertResult insert(std::uint64_t k) {
+    if (items.count(k) >= (kLosing ? 2U : 3U)) return cuckoo::InsertResult::kDuplicateLimit;
+    if (items.size() + lost >= 16) return cuckoo::InsertResult::kFull;
+    items.insert(k);
+    if (kLosing && ++successes == 4) {
+      for (const std::uint64_t stored : items) {
+        if (items.count(stored) == 2) {
+          items.erase(items.find(stored));
+          ++lost;
+          break;
+        }
+      }
+    }
+    return cuckoo::InsertResult::kInserted;
+  }
+  bool contains(std::uint64_t k) const { return items.count(k) != 0; }
+  bool erase(std::uint64_t k) {
+    const auto it = items.find(k);
+    if (it == items.end()) return false;
+    items.erase(it);
+    return true;
+  }
+  std::uint64_t size() const { return items.size() + lost; }
+};
+
+ImplementationTraits copy_loss_traits() {
+  ImplementationTraits t;
+  t.name = "copy.loss";
+  t.kind = ImplementationKind::kApproximateFilter;
+  t.capacity = 16;
+  t.max_copies = 2;
+  return t;
+}
+
+cuckoo::model::Trace copies_then_past_the_limit() {
+  cuckoo::model::Trace t;
+  t.engine = "copy.loss";
+  for (const std::uint64_t k : {1, 1, 2, 3, 1}) t.add(cuckoo::model::Op::insert(k));  // op 4 loses a copy of 1
+  return t;
+}
+
+TEST(AdapterAttribution, ACopyLostByASuccessfulInsertIsC1NotTheLimitThatShowedIt) {
+  const auto v = cuckoo::audit::replay_implementation([] { return CopyLossFilterAdapter<true>{}; },
+                                                      copy_loss_traits(), copies_then_past_the_limit());
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->claim, "C1") << v->expected;
+  EXPECT_EQ(v->op_index, 4U);  // still shown where it became visible: the third insert of 1
+  EXPECT_TRUE(has(v->expected, "duplicate_limit")) << v->expected;
+  EXPECT_TRUE(has(v->expected, "a copy of key 1 was lost during op 4 'insert 3', which answered inserted")) << v->expected;
+  EXPECT_TRUE(has(v->expected, "no longer holds every copy the model holds")) << v->expected;
+}
+
+TEST(AdapterAttribution, AWrongCopyLimitWithNothingLostStaysC5) {
+  const auto v = cuckoo::audit::replay_implementation([] { return CopyLossFilterAdapter<false>{}; },
+                                                      copy_loss_traits(), copies_then_past_the_limit());
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->claim, "C5") << v->expected;
+  EXPECT_EQ(v->op_index, 4U);
+  EXPECT_FALSE(has(v->expected, "was lost during")) << v->expected;
+}
+
+TEST(AdapterAttribution, TheAuditReportsACopyLossUnderC1) {
+  AuditOptions o = small_options();
+  o.claims = {"C1", "C5"};
+  const Report r = cuckoo::audit::audit_implementation([] { return CopyLossFilterAdapter<true>{}; },
+                                                       copy_loss_traits(), o);
+  const ClaimResult& c1 = result_for(r, "C1");
+  EXPECT_EQ(c1.verdict, Verdict::kFail) << c1.summary;
+  EXPECT_TRUE(has(c1.summary, "a copy of key")) << c1.summary;
+  ASSERT_TRUE(c1.counterexample.has_value());
+  EXPECT_TRUE(cuckoo::audit::replay_implementation([] { return CopyLossFilterAdapter<true>{}; }, copy_loss_traits(),
+                                                   cuckoo::model::parse_trace(c1.counterexample->trace)));
 }
 
 TEST(AdapterAttribution, AKeyLostByARefusedInsertStaysC6) {

@@ -156,8 +156,11 @@
 // A lost key is charged to the op that lost it (attributed(): the first op after which
 // the subject no longer finds a key the model holds, by bisection over the trace's
 // prefixes): a successful insert is C1, a refused one C6, a duplicate_limit or an erase
-// C5. Without identity(), a C5 finding that two of the trace's keys the filter cannot
-// tell apart explain is checked again with them one item (aliases_of()).
+// C5. A lost copy is charged the same way (a filter that lost one of a key's copies
+// still finds the key, but then stores a copy past the limit): the first op after which
+// the subject no longer holds every copy the model holds. Without identity(), a C5
+// finding that two of the trace's keys the filter cannot tell apart explain is checked
+// again with them one item (aliases_of()).
 //
 // Each result is labelled by the claim that broke, not by the traces that found it: a
 // C1 trace that stops at a copy-limit violation is a finding of C5, a size mismatch is
@@ -1509,18 +1512,30 @@ inline bool shows_lost_key(const model::Violation& v) {
          v.actual.compare(v.actual.size() - kNotFound.size(), kNotFound.size(), kNotFound) == 0;
 }
 
+// Whether a violation shows a copy lost rather than a key: an insert the model refuses
+// at the copy limit (`duplicate_limit`) that the subject stored. A filter that lost one
+// of the key's copies (a kick that moved it where its lookups never look) still finds
+// the key, but counts one copy fewer against its limit.
+inline bool shows_lost_copy(const model::Violation& v) {
+  return v.op.kind == model::OpKind::kInsert && v.actual == to_string(model::InsertResult::kInserted) &&
+         v.expected.rfind(to_string(model::InsertResult::kDuplicateLimit), 0) == 0;
+}
+
 // One probe of the first divergence: the trace's first `prefix` ops on a fresh instance
 // (their answers kept in a model, nothing judged), then a lookup of every key they
-// inserted: lost when one that the model holds is not found.
+// inserted: lost when one that the model holds is not found. With `copies`, when every
+// key is found, each key is then erased as many times as the model holds copies of it:
+// a copy is lost when one of those erases finds nothing.
 struct LossProbe {
   bool lost = false;
+  bool copy = false;                          // a copy was lost, the key is still found
   std::uint64_t key = 0;                      // the first key found lost
   std::vector<model::InsertResult> inserts;   // the answers of the prefix's inserts
 };
 
 template <class Factory>
 LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const model::Trace& trace,
-                     std::size_t prefix) {
+                     std::size_t prefix, bool copies) {
   using Impl = std::remove_cvref_t<decltype(make())>;
   LossProbe out;
   model::Trace plan;
@@ -1572,6 +1587,17 @@ LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const mo
       break;
     }
   }
+  // Copies of aliasing keys share the filter's copies of their item: erasing each key
+  // as many times as the model holds it erases the item's copies once each.
+  for (std::size_t i = 0; copies && !out.lost && i < keys.size(); ++i) {  // bound: the trace's keys
+    for (std::size_t c = model.count(keys[i]); c > 0 && !out.lost; --c) {  // bound: its copies
+      if (!subject.erase(keys[i])) {
+        out.lost = true;
+        out.copy = true;
+        out.key = keys[i];
+      }
+    }
+  }
   return out;
 }
 
@@ -1581,22 +1607,27 @@ LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const mo
 // `inserted` that lost a key (a kick that moved an item out of reach) is C1; one answered
 // `full` is C6 (a failed insert loses nothing); one answered `duplicate_limit` or
 // `exists`, and an erase, is C5 (a refused insert changes nothing; erase removes one
-// copy). The violation keeps the op that showed it; its expected text names the culprit.
-// Unchanged when the op that showed it lost the key itself, when an exact set's key was
-// never found after its own insert (nothing lost it: the set cannot find it at all), or
+// copy). The violation keeps the op that showed it; its expected text names the culprit
+// (numbered from 1, as the trace file and the summary number ops). A lost copy
+// (shows_lost_copy: an insert past the copy limit that the subject stored) is charged
+// the same way, to the first op after which the subject no longer holds every copy the
+// model holds. Unchanged when the op that showed it lost the key itself, when an exact
+// set's key was never found after its own insert (nothing lost it: the set cannot find
+// it at all), when no prefix lost a copy (the subject's limit itself is wrong: C5), or
 // when a probe fails.
 template <class Factory>
 model::Violation attributed(Factory& make, const ImplementationTraits& traits,
                             const model::Trace& trace, model::Violation v) {
-  if (!shows_lost_key(v) || v.op_index == 0 || v.op_index > trace.entries.size()) return v;
+  const bool copies = shows_lost_copy(v);
+  if ((!shows_lost_key(v) && !copies) || v.op_index == 0 || v.op_index > trace.entries.size()) return v;
   try {
-    LossProbe at = probe_loss(make, traits, trace, v.op_index);
+    LossProbe at = probe_loss(make, traits, trace, v.op_index, copies);
     if (!at.lost) return v;  // the op that showed it lost it
     std::size_t lo = 0;  // probe(lo) finds every key (nothing is inserted before op 0)
     std::size_t hi = v.op_index;
     while (hi - lo > 1) {  // bound: log2(op_index) probes
       const std::size_t mid = lo + (hi - lo) / 2;
-      LossProbe p = probe_loss(make, traits, trace, mid);
+      LossProbe p = probe_loss(make, traits, trace, mid, copies);
       if (p.lost) {
         hi = mid;
         at = std::move(p);
@@ -1634,9 +1665,10 @@ model::Violation attributed(Factory& make, const ImplementationTraits& traits,
       claim = "C5";
     }
     v.claim = claim;
-    v.expected += "; key " + std::to_string(at.key) + " was lost during op " +
-                  std::to_string(culprit) + " '" + model::to_string(op) + "'" + answered +
-                  ": the first op after which the subject no longer finds a key the model holds";
+    v.expected += std::string(at.copy ? "; a copy of key " : "; key ") + std::to_string(at.key) +
+                  " was lost during op " + std::to_string(culprit + 1) + " '" + model::to_string(op) + "'" +
+                  answered + ": the first op after which the subject no longer " +
+                  (at.copy ? "holds every copy the model holds" : "finds a key the model holds");
   } catch (const std::exception&) {
   }
   return v;
