@@ -373,6 +373,90 @@ TEST(AdapterAttribution, ACopyLostByASuccessfulInsertIsC1NotTheLimitThatShowedIt
   EXPECT_TRUE(has(v->expected, "no longer holds every copy the model holds")) << v->expected;
 }
 
+TEST(AdapterAttribution, ALostCopyShownByAFullAnswerAtTheLimitIsC1) {
+  // The same loss, then a fill to the filter's 16 slots (the lost copy keeps its slot):
+  // the insert of 1 past the limit finds no room and answers full instead of
+  // duplicate_limit.
+  cuckoo::model::Trace t = copies_then_past_the_limit();
+  t.entries.pop_back();
+  for (std::uint64_t k = 10; k < 22; ++k) t.add(cuckoo::model::Op::insert(k));
+  t.add(cuckoo::model::Op::insert(1));
+  const auto v = cuckoo::audit::replay_implementation([] { return CopyLossFilterAdapter<true>{}; },
+                                                      copy_loss_traits(), t);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->claim, "C1") << v->expected;
+  EXPECT_EQ(v->op_index, 16U);
+  EXPECT_EQ(v->actual, "full");
+  EXPECT_TRUE(has(v->expected, "a copy of key 1 was lost during op 4 'insert 3', which answered inserted"))
+      << v->expected;
+}
+
+TEST(AdapterAttribution, AKeyMissedAfterAnEraseIsChargedToTheInsertThatLostACopy) {
+  // Key 1 twice; insert 3 loses one of its copies (key 1 still found); erase 1 takes the
+  // other; contains 1 answers no while the model holds one copy. The erase only showed
+  // it: the loss is insert 3's (C1), not a C5 erase that removed two copies.
+  cuckoo::model::Trace t = copies_then_past_the_limit();
+  t.entries.pop_back();
+  t.add(cuckoo::model::Op::erase(1));
+  t.add(cuckoo::model::Op::contains(1));
+  const auto v = cuckoo::audit::replay_implementation([] { return CopyLossFilterAdapter<true>{}; },
+                                                      copy_loss_traits(), t);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->claim, "C1") << v->expected;
+  EXPECT_EQ(v->op_index, 5U);
+  EXPECT_TRUE(has(v->expected, "a copy of key 1 was lost during op 4 'insert 3', which answered inserted"))
+      << v->expected;
+}
+
+// A filter of 4 slots and at most 2 copies a key whose first refused insert (full) stores
+// the key all the same (a kick walk that is not undone keeps the new item); its size
+// leaves that copy out, so only its copy limit shows it.
+struct RefusalStoresFilterAdapter : LossyItems {
+  std::uint64_t hidden = 0;
+  cuckoo::InsertResult insert(std::uint64_t k) {
+    if (items.count(k) >= 2) return cuckoo::InsertResult::kDuplicateLimit;
+    if (items.size() >= 4) {
+      if (hidden == 0) {
+        items.insert(k);
+        ++hidden;
+      }
+      return cuckoo::InsertResult::kFull;
+    }
+    items.insert(k);
+    return cuckoo::InsertResult::kInserted;
+  }
+  std::uint64_t size() const { return items.size() - hidden; }
+};
+
+TEST(AdapterAttribution, ACopyAFullInsertStoredIsChargedToItAsC6) {
+  // Keys 1-4 fill it; insert 1 answers full and stores a second copy of 1; after erase 2,
+  // insert 1 answers duplicate_limit where the model holds one copy. The refusal stored it.
+  cuckoo::model::Trace t;
+  t.engine = "copy.loss";
+  for (const std::uint64_t k : {1, 2, 3, 4, 1}) t.add(cuckoo::model::Op::insert(k));
+  t.add(cuckoo::model::Op::erase(2));
+  t.add(cuckoo::model::Op::insert(1));
+  ImplementationTraits traits = copy_loss_traits();
+  traits.capacity = 4;
+  const auto v = cuckoo::audit::replay_implementation([] { return RefusalStoresFilterAdapter{}; }, traits, t);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->claim, "C6") << v->expected;
+  EXPECT_EQ(v->op_index, 6U);
+  EXPECT_EQ(v->actual, "duplicate_limit");
+  EXPECT_TRUE(has(v->expected, "an extra copy of key 1 was stored during op 5 'insert 1', which answered full"))
+      << v->expected;
+  // The same copy shown by an erase that finds it where the model holds none.
+  t.entries.pop_back();
+  t.add(cuckoo::model::Op::erase(1));
+  t.add(cuckoo::model::Op::erase(1));
+  const auto e = cuckoo::audit::replay_implementation([] { return RefusalStoresFilterAdapter{}; }, traits, t);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->claim, "C6") << e->expected;
+  EXPECT_EQ(e->op_index, 7U);
+  EXPECT_TRUE(has(e->expected, "an extra copy of key 1 was stored during op 5 'insert 1', which answered full"))
+      << e->expected;
+}
+
 // A finding that attribution must leave where it is: its claim, at the op that showed it.
 void expect_not_attributed(const std::optional<cuckoo::model::Violation>& v, const std::string& claim,
                            std::size_t op_index) {

@@ -153,12 +153,12 @@
 // Keys are small integers (0 .. a few hundred, up to about 2.3 capacity in C6; C2's
 // queries start at 2^62, C3's fills at 2^61, the identity pairs at 2^48).
 //
-// A lost key is charged to the op that lost it (attributed(): the first op after which
-// the subject no longer finds a key the model holds, by bisection over the trace's
-// prefixes): a successful insert is C1, a refused one C6, a duplicate_limit or an erase
-// C5. A lost copy is charged the same way (a filter that lost one of a key's copies
-// still finds the key, but then stores a copy past the limit): the first op after which
-// the subject no longer holds every copy the model holds. Without identity(), a C5
+// A lost key or copy is charged to the op that lost it (attributed(): the first op after
+// which the subject no longer holds every copy the model holds, by bisection over the
+// trace's prefixes): a successful insert is C1, a refused one C6, a duplicate_limit or an
+// erase C5. A filter that lost one of a key's copies still finds the key; the loss shows
+// later, when its last reachable copy is erased or when it stores a copy past the limit,
+// and is charged to the op that lost the copy all the same. Without identity(), a C5
 // finding that two of the trace's keys the filter cannot tell apart explain is checked
 // again with them one item (aliases_of()).
 //
@@ -1512,30 +1512,43 @@ inline bool shows_lost_key(const model::Violation& v) {
          v.actual.compare(v.actual.size() - kNotFound.size(), kNotFound.size(), kNotFound) == 0;
 }
 
-// Whether a violation shows a copy lost rather than a key: an insert the model refuses
-// at the copy limit (`duplicate_limit`) that the subject stored. A filter that lost one
-// of the key's copies (a kick that moved it where its lookups never look) still finds
-// the key, but counts one copy fewer against its limit.
-inline bool shows_lost_copy(const model::Violation& v) {
-  return v.op.kind == model::OpKind::kInsert && v.actual == to_string(model::InsertResult::kInserted) &&
-         v.expected.rfind(to_string(model::InsertResult::kDuplicateLimit), 0) == 0;
+// Whether a violation may show copies miscounted rather than a key lost: an insert whose
+// answer and the model's disagree on the copy limit. The model refuses at the limit
+// (`duplicate_limit`) and the subject stored the copy or answered `full`: a filter that
+// lost one of the key's copies (a kick that moved it where its lookups never look) still
+// finds the key, but counts one copy fewer against its limit. Or the subject answers
+// `duplicate_limit` below the limit, or an erase finds a copy where the model holds
+// none: it holds a copy the model does not (a refused insert that stored its key all the
+// same).
+inline bool shows_copy_miscount(const model::Violation& v) {
+  const std::string_view limit = to_string(model::InsertResult::kDuplicateLimit);
+  if (v.op.kind == model::OpKind::kErase) return v.actual == "true" && v.expected.rfind("false", 0) == 0;
+  if (v.op.kind != model::OpKind::kInsert) return false;
+  if (v.expected.rfind(limit, 0) == 0) {
+    return v.actual == to_string(model::InsertResult::kInserted) || v.actual == to_string(model::InsertResult::kFull);
+  }
+  return v.actual == limit;
 }
 
 // One probe of the first divergence: the trace's first `prefix` ops on a fresh instance
 // (their answers kept in a model, nothing judged), then a lookup of every key they
-// inserted: lost when one that the model holds is not found. With `copies`, when every
-// key is found, each key is then erased as many times as the model holds copies of it:
-// a copy is lost when one of those erases finds nothing.
+// inserted: lost when one that the model holds is not found. When every key is found,
+// each is then erased as many times as the model holds copies of it: a copy is lost when
+// one of those erases finds nothing. (A kick that moves one of a key's copies out of
+// reach loses it there, before a lookup could tell: the key is not missed until its last
+// reachable copy is erased.) Once every copy is erased, one more erase of each key must
+// find nothing: when one does, the subject held a copy the model does not (`extra`).
 struct LossProbe {
   bool lost = false;
   bool copy = false;                          // a copy was lost, the key is still found
+  bool extra = false;                         // the subject held a copy more than the model
   std::uint64_t key = 0;                      // the first key found lost
   std::vector<model::InsertResult> inserts;   // the answers of the prefix's inserts
 };
 
 template <class Factory>
 LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const model::Trace& trace,
-                     std::size_t prefix, bool copies) {
+                     std::size_t prefix) {
   using Impl = std::remove_cvref_t<decltype(make())>;
   LossProbe out;
   model::Trace plan;
@@ -1589,13 +1602,20 @@ LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const mo
   }
   // Copies of aliasing keys share the filter's copies of their item: erasing each key
   // as many times as the model holds it erases the item's copies once each.
-  for (std::size_t i = 0; copies && !out.lost && i < keys.size(); ++i) {  // bound: the trace's keys
+  for (std::size_t i = 0; !out.lost && i < keys.size(); ++i) {  // bound: the trace's keys
     for (std::size_t c = model.count(keys[i]); c > 0 && !out.lost; --c) {  // bound: its copies
       if (!subject.erase(keys[i])) {
         out.lost = true;
         out.copy = true;
         out.key = keys[i];
       }
+    }
+  }
+  for (std::size_t i = 0; !out.lost && i < keys.size(); ++i) {  // bound: the trace's keys
+    if (subject.erase(keys[i])) {
+      out.lost = true;
+      out.extra = true;
+      out.key = keys[i];
     }
   }
   return out;
@@ -1607,27 +1627,31 @@ LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const mo
 // `inserted` that lost a key (a kick that moved an item out of reach) is C1; one answered
 // `full` is C6 (a failed insert loses nothing); one answered `duplicate_limit` or
 // `exists`, and an erase, is C5 (a refused insert changes nothing; erase removes one
-// copy). The violation keeps the op that showed it; its expected text names the culprit
-// (numbered from 1, as the trace file and the summary number ops). A lost copy
-// (shows_lost_copy: an insert past the copy limit that the subject stored) is charged
-// the same way, to the first op after which the subject no longer holds every copy the
-// model holds. Unchanged when the op that showed it lost the key itself, when an exact
-// set's key was never found after its own insert (nothing lost it: the set cannot find
-// it at all), when no prefix lost a copy (the subject's limit itself is wrong: C5), or
-// when a probe fails.
+// copy). The first op after which the subject no longer holds every copy the model holds
+// counts: a key lost is a copy lost, and a copy is lost earlier when other copies of its
+// key keep it found; such a loss also shows as an insert past the copy limit that the
+// subject stored or answered full for (shows_copy_miscount), which is charged the same
+// way. So is a copy the subject holds and the model does not, shown by a duplicate_limit
+// below the limit: an insert answered full that stored it is C6, any other op C5. The
+// violation keeps the op that showed it; its expected text names the culprit (numbered
+// from 1, as the trace file and the summary number ops). Unchanged when the op that
+// showed it caused it itself, when an exact set's key was never found after its own
+// insert (nothing lost it: the set cannot find it at all), when no prefix miscounts a
+// copy (the subject's limit itself is wrong: C5), or when a probe fails.
 template <class Factory>
 model::Violation attributed(Factory& make, const ImplementationTraits& traits,
                             const model::Trace& trace, model::Violation v) {
-  const bool copies = shows_lost_copy(v);
-  if ((!shows_lost_key(v) && !copies) || v.op_index == 0 || v.op_index > trace.entries.size()) return v;
+  if ((!shows_lost_key(v) && !shows_copy_miscount(v)) || v.op_index == 0 || v.op_index > trace.entries.size()) {
+    return v;
+  }
   try {
-    LossProbe at = probe_loss(make, traits, trace, v.op_index, copies);
+    LossProbe at = probe_loss(make, traits, trace, v.op_index);
     if (!at.lost) return v;  // the op that showed it lost it
     std::size_t lo = 0;  // probe(lo) finds every key (nothing is inserted before op 0)
     std::size_t hi = v.op_index;
     while (hi - lo > 1) {  // bound: log2(op_index) probes
       const std::size_t mid = lo + (hi - lo) / 2;
-      LossProbe p = probe_loss(make, traits, trace, mid, copies);
+      LossProbe p = probe_loss(make, traits, trace, mid);
       if (p.lost) {
         hi = mid;
         at = std::move(p);
@@ -1658,17 +1682,28 @@ model::Violation attributed(Factory& make, const ImplementationTraits& traits,
       if (inserts < at.inserts.size()) {
         const model::InsertResult r = at.inserts[inserts];
         answered = std::string(", which answered ") + std::string(to_string(r));
-        claim = r == model::InsertResult::kInserted ? "C1" : r == model::InsertResult::kFull ? "C6" : "C5";
-        if (r == model::InsertResult::kInserted) answered += " (items it moved are no longer found)";
+        // A copy stored by an insert answered inserted is its own, unless the insert
+        // stored two (C5); one stored by a refusal is a refused insert that changed
+        // something (C6).
+        claim = r == model::InsertResult::kFull       ? "C6"
+                : r != model::InsertResult::kInserted ? "C5"
+                : at.extra                            ? "C5"
+                                                      : "C1";
+        if (r == model::InsertResult::kInserted && !at.extra) answered += " (items it moved are no longer found)";
       }
     } else if (op.kind == model::OpKind::kErase) {
       claim = "C5";
     }
     v.claim = claim;
-    v.expected += std::string(at.copy ? "; a copy of key " : "; key ") + std::to_string(at.key) +
-                  " was lost during op " + std::to_string(culprit + 1) + " '" + model::to_string(op) + "'" +
-                  answered + ": the first op after which the subject no longer " +
-                  (at.copy ? "holds every copy the model holds" : "finds a key the model holds");
+    const std::string where = " during op " + std::to_string(culprit + 1) + " '" + model::to_string(op) + "'" + answered;
+    if (at.extra) {
+      v.expected += "; an extra copy of key " + std::to_string(at.key) + " was stored" + where +
+                    ": the first op after which the subject holds a copy the model does not";
+    } else {
+      v.expected += std::string(at.copy ? "; a copy of key " : "; key ") + std::to_string(at.key) + " was lost" +
+                    where + ": the first op after which the subject no longer " +
+                    (at.copy ? "holds every copy the model holds" : "finds a key the model holds");
+    }
   } catch (const std::exception&) {
   }
   return v;
