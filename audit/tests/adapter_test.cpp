@@ -571,6 +571,50 @@ TEST(AdapterAliases, KeysTheFilterCannotTellApartAreNotAFindingOfC5) {
   }
 }
 
+TEST(AdapterAliases, TheProbesOfTheFirstDivergenceCountAliasesAsOneItem) {
+  // Items are k % 4, 4 slots. Key 4 is key 0's alias: erase 4 removes 0's copy, which the
+  // audit learns by asking the filter. A refused insert then drops item 1: C6, shown by
+  // the refusal itself. Probes that took 0 and 4 for two items would see key 0 lost at
+  // erase 4 and charge the finding to it (C5).
+  struct DropsOnRefusal {
+    std::multiset<std::uint64_t> items;
+    std::uint64_t dropped = 0;
+    cuckoo::InsertResult insert(std::uint64_t k) {
+      if (items.count(k % 4) >= 4) return cuckoo::InsertResult::kDuplicateLimit;
+      if (items.size() + dropped >= 4) {
+        const auto it = items.find(1);
+        if (it != items.end() && dropped == 0) {
+          items.erase(it);
+          ++dropped;
+        }
+        return cuckoo::InsertResult::kFull;
+      }
+      items.insert(k % 4);
+      return cuckoo::InsertResult::kInserted;
+    }
+    bool contains(std::uint64_t k) const { return items.count(k % 4) != 0; }
+    bool erase(std::uint64_t k) {
+      const auto it = items.find(k % 4);
+      if (it == items.end()) return false;
+      items.erase(it);
+      return true;
+    }
+    std::uint64_t size() const { return items.size() + dropped; }
+  };
+  cuckoo::model::Trace t;
+  t.engine = "aliasing.filter";
+  for (const std::uint64_t k : {1, 0}) t.add(cuckoo::model::Op::insert(k));
+  t.add(cuckoo::model::Op::erase(4));
+  for (const std::uint64_t k : {2, 3, 6, 7}) t.add(cuckoo::model::Op::insert(k));  // 7: full, drops item 1
+  ImplementationTraits traits = aliasing_traits(4);
+  traits.capacity = 4;
+  const auto v = cuckoo::audit::replay_implementation([] { return DropsOnRefusal{}; }, traits, t);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->claim, "C6") << v->expected;
+  EXPECT_EQ(v->op_index, 6U) << v->expected;
+  EXPECT_FALSE(has(v->expected, "was lost during")) << v->expected;
+}
+
 TEST(AdapterAliases, AnAliasDoesNotExcuseAKeyWithNoAlias) {
   // Key 1 inserted once; erasing key 3 (its alias) is fine, erasing key 5 after that is
   // too (an alias as well), but the filter answering true for erase 4 with nothing of

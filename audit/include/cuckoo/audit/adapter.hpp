@@ -1530,6 +1530,17 @@ inline bool shows_copy_miscount(const model::Violation& v) {
   return v.actual == limit;
 }
 
+// Keys the subject cannot tell apart, found by the behavioural alias check (aliases_of()):
+// key -> the first key of its class; keys not in it are their own class.
+using Aliases = std::map<std::uint64_t, std::uint64_t>;
+
+inline model::MultisetModel::Identity alias_identity(const Aliases& aliases) {
+  return [aliases](std::uint64_t k) {
+    const auto it = aliases.find(k);
+    return it == aliases.end() ? k : it->second;
+  };
+}
+
 // One probe of the first divergence: the trace's first `prefix` ops on a fresh instance
 // (their answers kept in a model, nothing judged), then a lookup of every key they
 // inserted: lost when one that the model holds is not found. When every key is found,
@@ -1548,7 +1559,7 @@ struct LossProbe {
 
 template <class Factory>
 LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const model::Trace& trace,
-                     std::size_t prefix) {
+                     std::size_t prefix, const Aliases& aliases) {
   using Impl = std::remove_cvref_t<decltype(make())>;
   LossProbe out;
   model::Trace plan;
@@ -1572,6 +1583,7 @@ LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const mo
       model.set_identity([&impl](std::uint64_t key) { return static_cast<std::uint64_t>(impl.identity(key)); });
     }
   }
+  if (!model.has_identity() && !aliases.empty()) model.set_identity(alias_identity(aliases));
   ImplementationSubject subject(impl, traits);
   for (std::size_t i = 0; i < prefix; ++i) {  // bound: the trace
     const model::Op& op = trace.entries[i].op;
@@ -1640,18 +1652,18 @@ LossProbe probe_loss(Factory& make, const ImplementationTraits& traits, const mo
 // copy (the subject's limit itself is wrong: C5), or when a probe fails.
 template <class Factory>
 model::Violation attributed(Factory& make, const ImplementationTraits& traits,
-                            const model::Trace& trace, model::Violation v) {
+                            const model::Trace& trace, model::Violation v, const Aliases& aliases = {}) {
   if ((!shows_lost_key(v) && !shows_copy_miscount(v)) || v.op_index == 0 || v.op_index > trace.entries.size()) {
     return v;
   }
   try {
-    LossProbe at = probe_loss(make, traits, trace, v.op_index);
+    LossProbe at = probe_loss(make, traits, trace, v.op_index, aliases);
     if (!at.lost) return v;  // the op that showed it lost it
     std::size_t lo = 0;  // probe(lo) finds every key (nothing is inserted before op 0)
     std::size_t hi = v.op_index;
     while (hi - lo > 1) {  // bound: log2(op_index) probes
       const std::size_t mid = lo + (hi - lo) / 2;
-      LossProbe p = probe_loss(make, traits, trace, mid);
+      LossProbe p = probe_loss(make, traits, trace, mid, aliases);
       if (p.lost) {
         hi = mid;
         at = std::move(p);
@@ -1748,9 +1760,9 @@ std::optional<model::Violation> replay_implementation(Factory&& make,
       std::optional<model::Violation> found = model::check(subject, model, trace, seed);
       found = adapter_detail::judged(subject.watch(), trace, std::move(found), seed);
       checking = false;
+      adapter_detail::Aliases item;  // the aliases found: key -> its class's first key
       if (!model::identity_available(impl)) {
         // Aliases the subject shows: the same trace again with them one item each.
-        std::map<std::uint64_t, std::uint64_t> item;  // key -> its class's first key
         std::set<std::uint64_t> asked;
         for (std::size_t round = 0; round < adapter_detail::kMaxAliasRounds && found &&  // bound
                                     traits.kind == ImplementationKind::kApproximateFilter &&
@@ -1781,10 +1793,7 @@ std::optional<model::Violation> replay_implementation(Factory&& make,
           auto again = make();
           if constexpr (adapter_detail::kHasPrepare<Impl>) again.prepare(trace);
           model::MultisetModel aliased;
-          aliased.set_identity([item](std::uint64_t k) {
-            const auto it = item.find(k);
-            return it == item.end() ? k : it->second;
-          });
+          aliased.set_identity(adapter_detail::alias_identity(item));
           adapter_detail::ImplementationSubject second(again, traits, &aliased, settings);
           checking = true;
           found = model::check(second, aliased, trace, seed);
@@ -1792,7 +1801,9 @@ std::optional<model::Violation> replay_implementation(Factory&& make,
           checking = false;
         }
       }
-      if (found && found->claim != "C3") found = adapter_detail::attributed(make, traits, trace, *found);
+      // The probes of the first divergence count the aliases' copies together too: an
+      // erase of one alias that removes another's copy is no loss.
+      if (found && found->claim != "C3") found = adapter_detail::attributed(make, traits, trace, *found, item);
       return found;
     }
   } catch (const std::exception& e) {
