@@ -219,7 +219,7 @@ if(CUCKOO_PYTHON3)
   set(exec_dir ${CUCKOO_CLI_DIR}/exec-set)
   cuckoo_cli_test(exec_correct_set_passes 0
     "exec|--claims|c1,C7|--claims-file|${CUCKOO_CLI_DIR}/small.claims|--out|${exec_dir}|--|${py}|set"
-    OUTPUT "\\[0\\.0 s, 0 requests\\] C1: 200 traces \\(every inserted[^\n]*\n\\[[0-9]+\\.[0-9] s, [1-9][0-9]* requests\\] C1 fill: [0-9]+ traces [^\n]*\n\\[[0-9]+\\.[0-9] s, [1-9][0-9]* requests\\] C7: 200 traces .*C1 +py.set +PASS.*C7 +py.set +PASS.*2 passed, 0 failed, 0 skipped.*subject: [0-9]+ requests"
+    OUTPUT "\\[0\\.0 s, 0 requests\\] C1: 200 traces \\(every inserted[^\n]*\n\\[[0-9]+\\.[0-9] s, [1-9][0-9]* requests\\] C1 fill: [0-9]+ traces \\(distinct keys to 50-100% of the [0-9]+ items a probe fill held at its first refusal and 16 past it, earlier keys[^\n]*\n\\[[0-9]+\\.[0-9] s, [1-9][0-9]* requests\\] C7: 200 traces .*C1 +py.set +PASS.*C7 +py.set +PASS.*2 passed, 0 failed, 0 skipped.*subject: [0-9]+ requests"
     FILES "${exec_dir}/report.md|${exec_dir}/report.json|${exec_dir}/junit.xml|${exec_dir}/report.html"
     CLEAN "${exec_dir}")
   # Misbehaviour mid-trace: findings (exit 1), not crashes or hangs of the auditor.
@@ -477,7 +477,7 @@ foreach(shape 4:8 8:8 12:8 16:8 4:64)
   list(GET fc 1 c)
   cuckoo_exec_example_test(c_filter.f${f}-capacity${c} 0
     "${example_c_filter}|--capacity|${c}|--fingerprint-bits|${f}"
-    "C1 +c\\.cuckoo_filter +PASS.*C5 +c\\.cuckoo_filter +PASS.*C6 +c\\.cuckoo_filter +PASS.* 0 failed"
+    "C1 fill: [0-9]+ traces \\(distinct keys to 50-100% of the [0-9]+ items a probe fill held at its first refusal and 16 past it \\(kicks\\), [^\n]*\n.*C1 +c\\.cuckoo_filter +PASS.*C5 +c\\.cuckoo_filter +PASS.*C6 +c\\.cuckoo_filter +PASS.* 0 failed"
     REQUIRES "${example_c_filter}")
 endforeach()
 
@@ -486,8 +486,13 @@ endforeach()
 # run) with a two-op trace.
 set(exact_set "${example_python}|${CUCKOO_EXEC_EXAMPLES}/exact_set.py|--capacity|16")
 cuckoo_exec_example_test(py_exact_set 0 "${exact_set}"
-  "C1 +py\\.exact_set +PASS.*C6 +py\\.exact_set +PASS.*C7 +py\\.exact_set +PASS.* 0 failed"
+  "C1 fill: [0-9]+ traces \\(distinct keys to 50-100% of the [0-9]+ items a probe fill held at its first refusal and 16 past it, earlier keys[^\n]*\n.*C1 +py\\.exact_set +PASS.*C6 +py\\.exact_set +PASS.*C7 +py\\.exact_set +PASS.* 0 failed"
   REQUIRES "${example_python}")
+# Unbounded (no capacity declared): nothing is ever refused, and C1's fills say so.
+cuckoo_exec_example_test(py_exact_set.unbounded 0
+  "${example_python}|${CUCKOO_EXEC_EXAMPLES}/exact_set.py"
+  "C1 fill: [0-9]+ traces \\(distinct keys to 50-100% of [0-9]+ keys \\(a probe fill stored all [0-9]+ of its keys, none refused\\) and 16 more, earlier keys[^\n]*\n.*C1 +py\\.exact_set +PASS.* 0 failed"
+  ARGS "--claims|C1" REQUIRES "${example_python}")
 foreach(mode nul-terminated hex-text-key size-counts-inserts)
   if(mode STREQUAL "nul-terminated")
     set(shows "got (exists|true)")     # "a" and "a\0" are one key

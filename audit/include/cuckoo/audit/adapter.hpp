@@ -1984,12 +1984,25 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
     // Fills to high load and past the first refusal, where kicks move items: a probe
     // fill finds the load of the first refusal, the fill traces go to fractions of it.
     std::uint64_t refused = capacity;
+    // What the fills are sized by, for the progress line and the report.
+    std::string fill_basis = "the capacity, " + std::to_string(capacity) +
+                             " items (the probe fill did not finish)";
     if (!stopped()) try {
       subjects::TraceRng probe_rng(task_seed(options.seed, "C1 fill probe", traits.name, configuration));
       const FillOutcome probe = run_fill(make, traits, header,
                                          kFillKeyBase + probe_rng.below(std::uint64_t{1} << 40), 0,
                                          c6_fill_keys(capacity));
       refused = probe.first_refusal.value_or(probe.stored);
+      // A subject that never refuses (an unbounded set) has no first refusal; an exact
+      // set that refuses has no kicks.
+      fill_basis = probe.first_refusal
+                       ? "the " + std::to_string(refused) +
+                             " items a probe fill held at its first refusal and " +
+                             std::to_string(kC1FillPastRefusal) + " past it" +
+                             (exact ? "" : " (kicks)")
+                       : std::to_string(refused) + " keys (a probe fill stored all " +
+                             std::to_string(refused) + " of its keys, none refused) and " +
+                             std::to_string(kC1FillPastRefusal) + " more";
     } catch (const std::exception&) {
       // The fill traces meet the failure again, and report it.
     }
@@ -1998,10 +2011,8 @@ Report audit_implementation(Factory&& make, const ImplementationTraits& traits,
       const std::size_t fills = static_cast<std::size_t>(std::max<std::uint64_t>(
           1, std::min<std::uint64_t>(kC1FillTraces * scale, kC1FillOpBudget * scale / fill_cost)));
       run_plan("C1", "C1 fill",
-               "distinct keys to 50-100% of the " + std::to_string(refused) +
-                   " items a probe fill held at its first refusal and " +
-                   std::to_string(kC1FillPastRefusal) +
-                   " past it (kicks), earlier keys looked up in between, every key at the end",
+               "distinct keys to 50-100% of " + fill_basis +
+                   ", earlier keys looked up in between, every key at the end",
                fills, [&, refused](std::uint64_t seed, std::size_t index) {
                  subjects::TraceRng rng(seed);
                  const std::uint64_t keys = c1_fill_keys(refused, index);
