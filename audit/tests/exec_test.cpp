@@ -223,7 +223,7 @@ TEST(ExecHandshake, RejectsWhatIsNotAValidHandshake) {
       {"cuckoo-audit-subject 1 kind=set verbose", "not a key=value"},
   };
   for (const auto& [line, message] : cases) {
-    const SubjectError e = thrown_by([&] { cuckoo::audit::parse_handshake(line); });
+    const SubjectError e = thrown_by([&l = line] { cuckoo::audit::parse_handshake(l); });
     EXPECT_EQ(e.failure(), SubjectFailure::kHandshake) << line;
     EXPECT_TRUE(e.is_startup());
     EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << line << ": " << e.what();
@@ -252,7 +252,7 @@ TEST(ExecHandshake, ANumberPast2To64IsRefusedNotWrapped) {
        "'capacity=184467440737095516160': 184467440737095516160 is larger than 2^64 - 1"},
   };
   for (const auto& [line, message] : cases) {
-    const SubjectError e = thrown_by([&] { cuckoo::audit::parse_handshake(line); });
+    const SubjectError e = thrown_by([&l = line] { cuckoo::audit::parse_handshake(l); });
     EXPECT_EQ(e.failure(), SubjectFailure::kHandshake) << line;
     EXPECT_TRUE(has(e.what(), message)) << line << ": " << e.what();
   }

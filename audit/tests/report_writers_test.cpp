@@ -325,17 +325,20 @@ struct Json {
   double number = 0;
   std::string text;  // the string, or the number's source text
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> fields;
+  // An object's members in document order: keys[i] names values[i]. (Two vectors, not
+  // a vector of pairs: std::pair may not hold the incomplete Json under clang.)
+  std::vector<std::string> keys;
+  std::vector<Json> values;
 
   const Json& operator[](const std::string& key) const {
-    for (const auto& [k, v] : fields) {
-      if (k == key) return v;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) return values[i];
     }
     throw std::runtime_error("no key " + key);
   }
   bool has(const std::string& key) const {
-    for (const auto& field : fields) {
-      if (field.first == key) return true;
+    for (const auto& k : keys) {
+      if (k == key) return true;
     }
     return false;
   }
@@ -389,11 +392,11 @@ class JsonParser {
         ws();
         if (i_ >= s_.size() || s_[i_] != '"') fail("expected a key");
         std::string key = string();
-        for (const auto& field : v.fields) {
-          if (field.first == key) fail("duplicate key " + key);
-        }
+        if (v.has(key)) fail("duplicate key " + key);
         expect(':');
-        v.fields.emplace_back(std::move(key), value());
+        Json member = value();
+        v.keys.push_back(std::move(key));
+        v.values.push_back(std::move(member));
       } while (eat(','));
       expect('}');
     } else if (c == '[') {

@@ -595,6 +595,7 @@ std::uint64_t watched_size(SubjectWatch& watch, const Model* model, Impl& impl) 
     if constexpr (kHasSize<Impl>) {
       return static_cast<std::uint64_t>(impl.size());
     } else {
+      (void)impl;
       return std::nullopt;
     }
   });
@@ -979,6 +980,7 @@ ClaimResult measure_fpr(Factory& make, const ImplementationTraits& traits, std::
       fill(plan);
       impl.prepare(plan);
     } else {
+      (void)traits;
       (void)impl;
       (void)fill;
     }
