@@ -11,6 +11,10 @@ mutation lane's selection.
         a word with a changed file first within a group
     select_tests.py executable-of --build DIR --all-executables A,B,... --test NAME
         prints the executable the test NAME runs or is handed (nothing for a script)
+    select_tests.py executables-of --build DIR --all-executables A,B,... --test NAME...
+        prints every executable the tests (--test is repeatable) run or are handed,
+        comma-separated; DIR may be another build tree of the same sources (its
+        executables are named by their paths relative to DIR)
     select_tests.py select ... (below)
 
 A test runs a program: a test executable of the build (gtest cases, fuzz corpus
@@ -155,6 +159,24 @@ def cmd_executable_of(args):
     return 0
 
 
+def cmd_executables_of(args):
+    every = {os.path.realpath(os.path.join(args.build, p)): p
+             for p in args.all_executables.split(",") if p}
+    wanted = set(args.test)
+    found, seen = set(), set()
+    for test in load_tests(args.build):
+        if test["name"] in wanted:
+            seen.add(test["name"])
+            found |= bound_executables(test, set(every))
+    missing = wanted - seen
+    if missing:
+        print("select_tests.py: no test named " + ", ".join(sorted(missing)) + " in " + args.build,
+              file=sys.stderr)
+        return 1
+    print(",".join(sorted(every[path] for path in found)))
+    return 0
+
+
 def cmd_select(args):
     def paths(text):
         return {os.path.realpath(os.path.join(args.build, p)) for p in text.split(",") if p}
@@ -206,6 +228,11 @@ def main():
     p.add_argument("--all-executables", required=True)
     p.add_argument("--test", required=True)
     p.set_defaults(run=cmd_executable_of)
+    p = sub.add_parser("executables-of")
+    p.add_argument("--build", required=True)
+    p.add_argument("--all-executables", required=True)
+    p.add_argument("--test", action="append", required=True)
+    p.set_defaults(run=cmd_executables_of)
     p = sub.add_parser("select")
     p.add_argument("--build", required=True)
     p.add_argument("--labels", required=True)
