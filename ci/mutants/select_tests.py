@@ -147,9 +147,13 @@ def cmd_affected(args):
     return 0
 
 
+def executables_by_path(build, all_executables):
+    """real path -> the name given (relative to build) of each of the build's executables."""
+    return {os.path.realpath(os.path.join(build, p)): p for p in all_executables.split(",") if p}
+
+
 def cmd_executable_of(args):
-    every = {os.path.realpath(os.path.join(args.build, p)): p
-             for p in args.all_executables.split(",") if p}
+    every = executables_by_path(args.build, args.all_executables)
     for test in load_tests(args.build):
         if test["name"] == args.test:
             bound = bound_executables(test, set(every))
@@ -160,14 +164,14 @@ def cmd_executable_of(args):
 
 
 def cmd_executables_of(args):
-    every = {os.path.realpath(os.path.join(args.build, p)): p
-             for p in args.all_executables.split(",") if p}
+    every = executables_by_path(args.build, args.all_executables)
+    paths = set(every)
     wanted = set(args.test)
     found, seen = set(), set()
     for test in load_tests(args.build):
         if test["name"] in wanted:
             seen.add(test["name"])
-            found |= bound_executables(test, set(every))
+            found |= bound_executables(test, paths)
     missing = wanted - seen
     if missing:
         print("select_tests.py: no test named " + ", ".join(sorted(missing)) + " in " + args.build,
