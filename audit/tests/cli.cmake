@@ -448,9 +448,11 @@ if(TARGET cuckoo_example_c_filter)
   # did not finish, no subject left running), SIGKILL (the report written with the
   # finding). --time-limit on a correct filter: exit 3, the claims it stopped in SKIP,
   # never a finding from the subject it stopped.
+  # At capacity 64 the first C1 finding comes after about a second of the sanitized
+  # auditor and the audit runs for about 17 s more (at the default capacity: after 26 s).
   add_test(NAME audit_cli.exec_interrupted_audit_keeps_its_findings
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/check_interrupt.sh $<TARGET_FILE:cuckoo-audit>
-            ${c_filter} --broken kick-wrong-bucket)
+            ${c_filter} --broken kick-wrong-bucket --capacity 64)
   set_tests_properties(audit_cli.exec_interrupted_audit_keeps_its_findings PROPERTIES
     LABELS "audit" TIMEOUT 300)
   # The full profile (100 times the quick one's work), so that no build type finishes
